@@ -1,0 +1,88 @@
+"""The `proctor` command line. Commands are thin: parse, call one core function, render.
+
+Each command group lives in its own module with a `register(app)` function; heavy imports happen inside the
+commands so `proctor guard` starts fast. `main` is the one place a `ProctorError` becomes one line and exit 2
+(a traceback only with `--debug`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+import typer
+
+COMMAND_MODULES = (
+    "core.cli.check_cmd",
+    "core.cli.verify_cmd",
+    "core.cli.integrity_cmd",
+    "core.cli.campaign_cmd",
+    "core.cli.judge_cmd",
+)
+
+
+def build_app() -> typer.Typer:
+    app = typer.Typer(
+        name="proctor",
+        help="Keep evaluation-driven development honest: check evaluators, guard the suite, run campaigns.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+    @app.callback()
+    def _root(
+        debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    ) -> None:
+        """Proctor: the evaluator contract, tamper guard, campaigns and LLM judge."""
+
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register(app)
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (console script entry point)."""
+    from core.errors import ProctorError
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    app = build_app()
+    try:
+        result = app(args=args, prog_name="proctor", standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    except ProctorError as exc:
+        if debug:
+            raise
+        print(f"proctor: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("proctor: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        # Typer vendors click; its usage errors and Exit are recognised by shape, not by class.
+        if type(exc).__name__ == "Exit" and hasattr(exc, "exit_code"):
+            return int(exc.exit_code)
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
+            exc.show()
+            return 2
+        if type(exc).__name__ == "Abort":
+            return 130
+        if debug:
+            raise
+        print(f"proctor: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        return 2
+    return result if isinstance(result, int) else 0
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Workspace configuration (SPEC §2): `proctor.toml`, or `[tool.proctor]` in `pyproject.toml`.
+
+Every key is optional. Unknown keys, wrong types and TOML syntax errors raise `ConfigError` naming the file,
+line and key; the CF001 rule turns the same error into an editor diagnostic.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core.errors import ConfigError
+
+CONFIG_FILE = "proctor.toml"
+PYPROJECT_FILE = "pyproject.toml"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class CampaignConfig(_Section):
+    candidates: str | list[str] = Field(
+        "refs/heads/candidate/*", description="A glob of refs (or a list of refs) to measure."
+    )
+    generator: str = Field("", description="A shell command that makes one candidate commit per run.")
+    iterations: int = Field(0, ge=0, description="How many times the generator runs.")
+    parallel: int = Field(0, ge=0, description="Candidates measured at once; 0 means the number of CPUs.")
+    sandbox: Literal["auto", "process", "namespace"] = Field(
+        "auto", description="How evaluator runs are isolated; auto picks the strongest that works."
+    )
+    iteration_evaluator: str = Field("", description="An external iteration evaluator, `module:function`.")
+    iteration_evaluator_failure_policy: Literal["record", "raise"] = "record"
+
+
+class JudgeConfig(_Section):
+    model: str = "gpt-4o-mini"
+    teacher_model: str = "gpt-4o"
+    base_url: str = Field("", description="Any OpenAI-compatible endpoint; empty means the provider default.")
+    api_key_env: str = "OPENAI_API_KEY"
+    criteria: str = "accuracy, completeness, conciseness"
+    scale: Literal["0-1", "1-5", "0-10"] = "0-1"
+    samples: int = Field(3, ge=1)
+    budget_usd: float = Field(2.50, ge=0)
+    prices: dict[str, list[float]] = Field(
+        default_factory=dict, description='{"model": [usd_per_1M_input, usd_per_1M_output]}'
+    )
+    free: bool = Field(False, description="The endpoint costs nothing (a local server): no price is needed.")
+    concurrency: int = Field(8, ge=1)
+    weight: float = Field(0.5, ge=0, le=1, description="Blend weight of the LLM score vs deterministic metrics.")
+
+    @field_validator("prices")
+    @classmethod
+    def _two_prices(cls, value: dict[str, list[float]]) -> dict[str, list[float]]:
+        for model, pair in value.items():
+            if len(pair) != 2 or any(p < 0 for p in pair):
+                raise ValueError(f"prices[{model!r}] must be [usd_per_1M_input, usd_per_1M_output], got {pair!r}")
+        return value
+
+
+class GithubConfig(_Section):
+    comment: Literal["update", "new", "off"] = "update"
+    conclusion: Literal["regression", "rejected-only", "never"] = "regression"
+    deliver: bool = True
+    fork_prs: Literal["approval", "never", "always"] = "approval"
+
+
+class Config(_Section):
+    evaluation_dir: str = Field("kapso_evaluation", description="The suite: protected, fingerprinted.")
+    data_dir: str = Field("kapso_datasets", description="Protected input data.")
+    command: str = Field("python kapso_evaluation/evaluate.py", description="The evaluator, run from the root.")
+    brief: str = Field("brief.md", description="The brief; any *.brief.md is read too.")
+    entry_point: str = Field("", description="The candidate entry point the evaluator calls (for verify).")
+    metric: str = Field("", description="Expected metric name; default from the brief's Measured by.")
+    direction: Literal["maximize", "minimize"] = "maximize"
+    timeout_s: float = Field(600, gt=0, description="One full evaluator run.")
+    fast_budget_s: float = Field(60, gt=0, description="The contract's 'well under a minute'.")
+    determinism_tolerance: float = Field(0.0, ge=0, description="Allowed |difference| between repeated runs.")
+    protected_paths: list[str] = Field(default_factory=list)
+    campaign: CampaignConfig = Field(default_factory=CampaignConfig)  # type: ignore[arg-type]
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)  # type: ignore[arg-type]
+    github: GithubConfig = Field(default_factory=GithubConfig)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The config and where it came from (None when the workspace has no config file)."""
+
+    config: Config
+    path: Path | None
+
+
+def parse_config_text(text: str, path: Path | str, *, pyproject: bool = False) -> Config:
+    """Parse proctor.toml text (or pyproject.toml text, reading `[tool.proctor]`). Raises ConfigError."""
+    config, problems = validate_config_text(text, path, pyproject=pyproject)
+    if problems:
+        raise problems[0]
+    assert config is not None
+    return config
+
+
+def validate_config_text(
+    text: str, path: Path | str, *, pyproject: bool = False
+) -> tuple[Config | None, list[ConfigError]]:
+    """The config, or every problem in it (sorted by line) so the editor can show them all at once."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"at line (\d+)", str(exc))
+        line = int(match.group(1)) if match else 1
+        return None, [ConfigError(path, line, "", f"invalid TOML: {exc}")]
+    prefix: tuple[str, ...] = ()
+    if pyproject:
+        tool = data.get("tool", {})
+        data = tool.get("proctor", {}) if isinstance(tool, dict) else {}
+        prefix = ("tool", "proctor")
+        if not isinstance(data, dict):
+            return None, [ConfigError(path, _locate(text, prefix), "tool.proctor", "must be a table")]
+    try:
+        return Config.model_validate(data), []
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(str(p) for p in err["loc"])
+            if err["type"] == "extra_forbidden":
+                problem = "unknown key"
+            else:
+                problem = f"{err['msg']} (found {err.get('input')!r})"
+            problems.append(ConfigError(path, _locate(text, prefix + loc), ".".join(loc), problem))
+        return None, sorted(problems, key=lambda p: p.line)
+
+
+def load_config(workspace: Path) -> LoadedConfig:
+    """Read the workspace's config: proctor.toml wins over pyproject.toml's [tool.proctor]."""
+    for name, pyproject in ((CONFIG_FILE, False), (PYPROJECT_FILE, True)):
+        candidate = workspace / name
+        if not candidate.is_file():
+            continue
+        try:
+            text = candidate.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(candidate, 0, "", f"cannot read: {exc}") from None
+        if pyproject:
+            config = parse_config_text(text, candidate, pyproject=True)
+            if "proctor" not in _tool_tables(text):
+                continue
+            return LoadedConfig(config, candidate)
+        return LoadedConfig(parse_config_text(text, candidate), candidate)
+    return LoadedConfig(Config(), None)
+
+
+def _tool_tables(text: str) -> set[str]:
+    try:
+        tool = tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return set()
+    return set(tool) if isinstance(tool, dict) else set()
+
+
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-\"'. ]+?)\s*=")
+
+
+def _locate(text: str, loc: tuple[str, ...]) -> int:
+    """1-based line where the key at `loc` is written; its table header or 1 when not found."""
+    if not loc:
+        return 1
+    table: tuple[str, ...] = ()
+    best = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            table = tuple(part.strip().strip("\"'") for part in header.group(1).split("."))
+            if table == loc[: len(table)] and len(table) == len(loc):
+                best = best or number
+            elif table == loc[:-1] and not best:
+                best = number
+            continue
+        key = _KEY.match(line)
+        if key is None:
+            continue
+        full = table + tuple(part.strip().strip("\"'") for part in key.group(1).split("."))
+        if full == loc[: len(full)]:
+            return number
+    return best or 1
+
+
+def dump_defaults() -> dict[str, Any]:
+    return Config().model_dump()
+
+
+def evaluator_entry(config: Config) -> str | None:
+    """The workspace-relative evaluator file named by `command` (`python X.py` or `python -m pkg.mod`)."""
+    import shlex
+
+    try:
+        words = shlex.split(config.command)
+    except ValueError:
+        return None
+    for index, word in enumerate(words):
+        if word.endswith(".py"):
+            return Path(word).as_posix().removeprefix("./")
+        if word == "-m" and index + 1 < len(words):
+            return words[index + 1].replace(".", "/") + ".py"
+    return None

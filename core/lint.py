@@ -1,0 +1,85 @@
+"""The rule engine's front door: text in, diagnostics out. The CLI, the editor and the app all call this.
+
+`lint_document` is pure apart from what the `LintContext` lets rules read; it applies `# proctor: noqa`
+comments and `select`/`ignore` (code prefixes, like ruff: `EV` selects every evaluator rule).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import PurePosixPath
+
+from core.config import Config, evaluator_entry
+from core.diagnostics import Diagnostic
+from core.rules import brief as brief_rules
+from core.rules import config as config_rules
+from core.rules import evaluator as evaluator_rules
+from core.rules.base import DocumentKind, LintContext
+
+NOQA = re.compile(r"proctor:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+def classify(relpath: str, config: Config) -> DocumentKind | None:
+    """Which rules apply to the workspace-relative `relpath`, or None when none do."""
+    path = PurePosixPath(relpath)
+    posix = path.as_posix()
+    if posix == evaluator_entry(config):
+        return DocumentKind.EVALUATOR
+    suite = PurePosixPath(config.evaluation_dir)
+    if path.suffix == ".py" and (suite == path.parent or suite in path.parents):
+        return DocumentKind.SUITE_PYTHON
+    if posix == PurePosixPath(config.brief).as_posix() or path.name.endswith(".brief.md"):
+        return DocumentKind.BRIEF
+    if posix in ("proctor.toml", "pyproject.toml"):
+        return DocumentKind.CONFIG
+    return None
+
+
+def lint_document(
+    relpath: str,
+    text: str,
+    kind: DocumentKind,
+    ctx: LintContext,
+    *,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+) -> list[Diagnostic]:
+    """All diagnostics for one document, noqa and select/ignore applied, sorted by position."""
+    if kind in (DocumentKind.EVALUATOR, DocumentKind.SUITE_PYTHON):
+        found: Iterable[Diagnostic] = evaluator_rules.lint(relpath, text, kind, ctx)
+    elif kind is DocumentKind.BRIEF:
+        found = brief_rules.lint(relpath, text, ctx)
+    else:
+        found = config_rules.lint(relpath, text, ctx)
+    lines = text.splitlines()
+    kept = [
+        d
+        for d in found
+        if is_selected(d.code, select, ignore) and not is_suppressed(d, lines)
+    ]
+    return sorted(kept, key=lambda d: (d.range.start, d.code))
+
+
+def is_selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
+    code = code.upper()
+    if select and not any(code.startswith(s.strip().upper()) for s in select if s.strip()):
+        return False
+    return not any(code.startswith(i.strip().upper()) for i in ignore if i.strip())
+
+
+def noqa_codes(line: str) -> set[str] | None:
+    """Codes silenced on `line`: None when there is no noqa comment, an empty set for a bare `noqa`."""
+    match = NOQA.search(line)
+    if match is None:
+        return None
+    codes = match.group("codes")
+    return {c.strip().upper() for c in codes.split(",")} if codes else set()
+
+
+def is_suppressed(diagnostic: Diagnostic, lines: Sequence[str]) -> bool:
+    line_no = diagnostic.range.start.line
+    if not 0 <= line_no < len(lines):
+        return False
+    codes = noqa_codes(lines[line_no])
+    return codes is not None and (not codes or diagnostic.code in codes)

@@ -1,0 +1,75 @@
+"""What every rule family shares: rule metadata, document kinds and the lint context.
+
+A rule module exposes `CODE`, `NAME`, `SEVERITY`, a docstring with the headings `## What it does`,
+`## Why is this bad?`, `## Example`, `Use instead:` (and `## Fix safety` when it has a fix), `FIX_TITLE`
+(None when the rule has no autofix) and `check(ctx) -> Iterator[Diagnostic]`, where `ctx` is its family's
+per-document context.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.config import Config
+from core.diagnostics import Severity
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+class DocumentKind(str, enum.Enum):
+    EVALUATOR = "evaluator"  # the evaluator entry file named by `command`
+    SUITE_PYTHON = "suite-python"  # any other .py under the suite
+    BRIEF = "brief"
+    CONFIG = "config"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    code: str
+    name: str
+    severity: Severity
+    doc: str
+    fix_title: str | None
+    kinds: frozenset[DocumentKind]
+
+    @classmethod
+    def from_module(cls, module: ModuleType, kinds: frozenset[DocumentKind]) -> RuleInfo:
+        return cls(
+            code=module.CODE,
+            name=module.NAME,
+            severity=module.SEVERITY,
+            doc=(module.__doc__ or "").strip(),
+            fix_title=getattr(module, "FIX_TITLE", None),
+            kinds=kinds,
+        )
+
+
+def _no_file(_relpath: str) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class LintContext:
+    """Everything a rule may know beyond the document's own text.
+
+    `read_file` reads a workspace-relative file and returns None when it does not exist; the language server
+    overlays unsaved editor buffers here so cross-file rules (BR008) see what the user sees. `workspace` is
+    None for a pure text lint (no file-system checks such as BR007 or EV017).
+    """
+
+    config: Config = field(default_factory=Config)
+    workspace: Path | None = None
+    read_file: Callable[[str], str | None] = _no_file
+    exists: Callable[[str], bool] | None = None
+
+    def path_exists(self, relpath: str) -> bool:
+        if self.exists is not None:
+            return self.exists(relpath)
+        if self.workspace is None:
+            return True
+        return (self.workspace / relpath).exists()
