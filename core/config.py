@@ -52,14 +52,18 @@ class JudgeConfig(_Section):
     )
     free: bool = Field(False, description="The endpoint costs nothing (a local server): no price is needed.")
     concurrency: int = Field(8, ge=1)
-    weight: float = Field(0.5, ge=0, le=1, description="Blend weight of the LLM score vs deterministic metrics.")
+    weight: float = Field(
+        0.5, ge=0, le=1, description="Blend weight of the LLM score vs deterministic metrics."
+    )
 
     @field_validator("prices")
     @classmethod
     def _two_prices(cls, value: dict[str, list[float]]) -> dict[str, list[float]]:
         for model, pair in value.items():
             if len(pair) != 2 or any(p < 0 for p in pair):
-                raise ValueError(f"prices[{model!r}] must be [usd_per_1M_input, usd_per_1M_output], got {pair!r}")
+                raise ValueError(
+                    f"prices[{model!r}] must be [usd_per_1M_input, usd_per_1M_output], got {pair!r}"
+                )
         return value
 
 
@@ -73,7 +77,9 @@ class GithubConfig(_Section):
 class Config(_Section):
     evaluation_dir: str = Field("kapso_evaluation", description="The suite: protected, fingerprinted.")
     data_dir: str = Field("kapso_datasets", description="Protected input data.")
-    command: str = Field("python kapso_evaluation/evaluate.py", description="The evaluator, run from the root.")
+    command: str = Field(
+        "python kapso_evaluation/evaluate.py", description="The evaluator, run from the root."
+    )
     brief: str = Field("brief.md", description="The brief; any *.brief.md is read too.")
     entry_point: str = Field("", description="The candidate entry point the evaluator calls (for verify).")
     metric: str = Field("", description="Expected metric name; default from the brief's Measured by.")
@@ -82,9 +88,9 @@ class Config(_Section):
     fast_budget_s: float = Field(60, gt=0, description="The contract's 'well under a minute'.")
     determinism_tolerance: float = Field(0.0, ge=0, description="Allowed |difference| between repeated runs.")
     protected_paths: list[str] = Field(default_factory=list)
-    campaign: CampaignConfig = Field(default_factory=CampaignConfig)  # type: ignore[arg-type]
-    judge: JudgeConfig = Field(default_factory=JudgeConfig)  # type: ignore[arg-type]
-    github: GithubConfig = Field(default_factory=GithubConfig)  # type: ignore[arg-type]
+    campaign: CampaignConfig = Field(default_factory=CampaignConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    github: GithubConfig = Field(default_factory=GithubConfig)
 
 
 @dataclass(frozen=True)

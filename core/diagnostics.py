@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 RULES_URL = "https://github.com/proctor-dev/proctor/blob/main/docs/rules.md#{anchor}"
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"

@@ -1,14 +1,14 @@
 """Errors Proctor raises on purpose.
 
-    ProctorError                 anything the CLI turns into one line and exit 2
-    ├── ConfigError              proctor.toml / [tool.proctor] is invalid (CF001)
-    ├── WorkspaceError           missing workspace, unreadable or binary file
-    ├── GitError                 a git command failed or a ref does not exist
-    ├── RunnerError              the evaluator could not be started at all
-    ├── IntegrityError           a launch is refused (e.g. IN006 stale result.json)
-    ├── RegistryError            the evaluation registry is malformed or a version boundary was crossed
-    ├── CampaignError            a campaign cannot start or resume
-    └── JudgeError               the judge cannot run (bad endpoint, unknown price, ...)
+ProctorError                 anything the CLI turns into one line and exit 2
+├── ConfigError              proctor.toml / [tool.proctor] is invalid (CF001)
+├── WorkspaceError           missing workspace, unreadable or binary file
+├── GitError                 a git command failed or a ref does not exist
+├── RunnerError              the evaluator could not be started at all
+├── IntegrityError           a launch is refused (e.g. IN006 stale result.json)
+├── RegistryError            the evaluation registry is malformed or a version boundary was crossed
+├── CampaignError            a campaign cannot start or resume
+└── JudgeError               the judge cannot run (bad endpoint, unknown price, ...)
 """
 
 from __future__ import annotations

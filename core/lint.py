@@ -17,7 +17,9 @@ from core.rules import config as config_rules
 from core.rules import evaluator as evaluator_rules
 from core.rules.base import DocumentKind, LintContext
 
-NOQA = re.compile(r"proctor:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+NOQA = re.compile(
+    r"proctor:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
+)
 
 
 def classify(relpath: str, config: Config) -> DocumentKind | None:
@@ -53,11 +55,7 @@ def lint_document(
     else:
         found = config_rules.lint(relpath, text, ctx)
     lines = text.splitlines()
-    kept = [
-        d
-        for d in found
-        if is_selected(d.code, select, ignore) and not is_suppressed(d, lines)
-    ]
+    kept = [d for d in found if is_selected(d.code, select, ignore) and not is_suppressed(d, lines)]
     return sorted(kept, key=lambda d: (d.range.start, d.code))
 
 

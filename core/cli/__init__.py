@@ -79,7 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
         if debug:
             raise
-        print(f"proctor: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        print(
+            f"proctor: internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
+            file=sys.stderr,
+        )
         return 2
     return result if isinstance(result, int) else 0
 

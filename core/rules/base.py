@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 
-class DocumentKind(str, enum.Enum):
+class DocumentKind(enum.StrEnum):
     EVALUATOR = "evaluator"  # the evaluator entry file named by `command`
     SUITE_PYTHON = "suite-python"  # any other .py under the suite
     BRIEF = "brief"
