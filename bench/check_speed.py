@@ -1,0 +1,74 @@
+"""`proctor check` speed on a 1,000-line evaluator, side by side with `ruff check` on the same file.
+
+Prints the median in-process lint time (what the editor and the app pay per change), the whole
+`proctor check` process, and `ruff check` as a process, with ratios.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _evaluator_gen import generate  # noqa: E402
+
+from core.config import Config  # noqa: E402
+from core.lint import lint_document  # noqa: E402
+from core.rules.base import DocumentKind, LintContext  # noqa: E402
+
+RUNS = 30
+
+
+def timed(fn: object, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()  # type: ignore[operator]
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def main() -> None:
+    source = generate(1000)
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        suite = ws / "kapso_evaluation"
+        suite.mkdir()
+        evaluator = suite / "evaluate.py"
+        evaluator.write_text(source)
+        ctx = LintContext(config=Config(), workspace=None)
+
+        def lint() -> None:
+            lint_document("kapso_evaluation/evaluate.py", source, DocumentKind.EVALUATOR, ctx)
+
+        lint()
+        in_process = timed(lint, RUNS)
+        proctor = [Path(sys.executable).parent / "proctor", "check", str(ws), "--format", "json"]
+        whole = timed(lambda: subprocess.run(proctor, capture_output=True, check=False), 10)
+        ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+        ruff_times: list[float] = []
+        if ruff:
+            cmd = [ruff, "check", "--no-cache", "--select", "ALL", str(evaluator)]
+            ruff_times = timed(lambda: subprocess.run(cmd, capture_output=True, check=False), 10)
+    lines = source.count("\n")
+    med = statistics.median(in_process)
+    print(f"evaluator: {lines} lines")
+    print(f"proctor lint, in-process   median {med * 1e3:7.2f} ms  (n={RUNS})")
+    print(f"proctor check, process     median {statistics.median(whole) * 1e3:7.2f} ms  (n=10)")
+    if ruff_times:
+        rmed = statistics.median(ruff_times)
+        print(f"ruff check, process        median {rmed * 1e3:7.2f} ms  (n=10)")
+        print(f"ratio in-process proctor / ruff process: {med / rmed:.2f}x")
+        print(f"ratio proctor process / ruff process:    {statistics.median(whole) / rmed:.2f}x")
+    else:
+        print("ruff not found: install the dev extras (make install) to compare")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+"""`proctor check`: find the files to lint in a workspace (or take the ones given), read them, lint them.
+
+The engine (`core.lint`) is pure; this module is the file-system edge: discovery, reading (a binary or
+unreadable file is a `WorkspaceError` naming it), the `LintContext` that lets cross-file rules read the
+workspace, and `--fix` through `core.fixes`. A malformed config does not stop the check: it becomes CF001
+diagnostics, the rest is linted with the defaults, and `CheckResult.config_error` says so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, evaluator_entry, load_config
+from core.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
+from core.errors import ConfigError, WorkspaceError
+from core.fixes import FixReport, apply_fixes
+from core.lint import classify, lint_document
+from core.rules.base import DocumentKind, LintContext
+
+__all__ = [
+    "CheckResult",
+    "Document",
+    "check_paths",
+    "check_targets",
+    "discover",
+    "find_workspace",
+    "read_text",
+    "with_path_prefix",
+]
+
+# Directories never searched for briefs: VCS data, environments, caches, Proctor's and Kapso's own state.
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "env", "site-packages", "build", "dist"})
+_TOOL_PROCTOR = re.compile(r"^\s*\[\s*tool\s*\.\s*proctor\s*[\].]", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Document:
+    relpath: str
+    kind: DocumentKind
+    text: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    workspace: Path
+    config: Config
+    config_path: Path | None
+    config_error: ConfigError | None
+    documents: tuple[Document, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    fix_report: FixReport | None = None
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+    @property
+    def fixable(self) -> int:
+        return sum(1 for d in self.diagnostics if d.fix is not None)
+
+
+def read_text(path: Path, shown: str) -> str:
+    """A file's text, or a WorkspaceError naming `shown` when it is unreadable, binary or not UTF-8."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise WorkspaceError(f"{shown}: is a directory, expected a file") from None
+    except OSError as exc:
+        raise WorkspaceError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    if b"\x00" in data:
+        raise WorkspaceError(f"{shown}: binary file (NUL bytes), expected UTF-8 text") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WorkspaceError(f"{shown}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+    return text.removeprefix("\ufeff")
+
+
+def _has_tool_proctor(path: Path) -> bool:
+    try:
+        return _TOOL_PROCTOR.search(path.read_text(encoding="utf-8", errors="replace")) is not None
+    except OSError:
+        return False
+
+
+def _is_marker_dir(directory: Path) -> bool:
+    return (
+        (directory / CONFIG_FILE).is_file()
+        or (directory / ".git").exists()
+        or ((directory / PYPROJECT_FILE).is_file() and _has_tool_proctor(directory / PYPROJECT_FILE))
+    )
+
+
+def find_workspace(file: Path, cwd: Path) -> Path:
+    """The workspace of an explicitly named file: the nearest directory with proctor.toml, [tool.proctor] or
+    .git, not looking above `cwd` when the file is under it; else `cwd`, or the file's directory."""
+    file = file.resolve()
+    cwd = cwd.resolve()
+    under_cwd = cwd in file.parents
+    for directory in file.parents:
+        if _is_marker_dir(directory):
+            return directory
+        if under_cwd and directory == cwd:
+            return cwd
+    return file.parent
+
+
+def _walk(top: Path, skip_dirs: frozenset[str], prune: Path | None = None) -> list[Path]:
+    """Files under `top`, sorted, skipping hidden directories, `skip_dirs` and `prune` (the data directory,
+    which can hold many files and no briefs)."""
+    found: list[Path] = []
+    if not top.is_dir():
+        return found
+    skip = os.path.normpath(prune) if prune is not None else None
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in skip_dirs
+            and os.path.normpath(os.path.join(dirpath, d)) != skip
+        )
+        found.extend(Path(dirpath) / name for name in sorted(filenames))
+    return found
+
+
+def discover(workspace: Path, config: Config) -> list[tuple[str, DocumentKind]]:
+    """What `proctor check` lints in a workspace: the evaluator entry, every .py under the suite, the brief
+    and any *.brief.md, proctor.toml, and pyproject.toml when it has [tool.proctor]."""
+    found: dict[str, DocumentKind] = {}
+
+    def add(relpath: str) -> None:
+        kind = classify(relpath, config)
+        if kind is not None and relpath not in found:
+            found[relpath] = kind
+
+    entry = evaluator_entry(config)
+    if entry is not None and (workspace / entry).is_file():
+        add(entry)
+    suite = workspace / config.evaluation_dir
+    for path in _walk(suite, frozenset({"__pycache__"})):
+        if path.suffix == ".py":
+            add(path.relative_to(workspace).as_posix())
+    brief = PurePosixPath(config.brief).as_posix()
+    if (workspace / brief).is_file():
+        add(brief)
+    data_dir = workspace / config.data_dir
+    for path in _walk(workspace, SKIP_DIRS, prune=data_dir):
+        if path.name.endswith(".brief.md"):
+            add(path.relative_to(workspace).as_posix())
+    if (workspace / CONFIG_FILE).is_file():
+        add(CONFIG_FILE)
+    if (workspace / PYPROJECT_FILE).is_file() and _has_tool_proctor(workspace / PYPROJECT_FILE):
+        add(PYPROJECT_FILE)
+    return sorted(found.items())
+
+
+def _explicit_kind(relpath: str, config: Config) -> DocumentKind:
+    kind = classify(relpath, config)
+    if kind is not None:
+        return kind
+    path = PurePosixPath(relpath)
+    if path.suffix == ".py":
+        return DocumentKind.EVALUATOR  # a .py named on the command line and not in the suite: an evaluator
+    if path.suffix.lower() in (".md", ".markdown"):
+        return DocumentKind.BRIEF
+    if path.name in (CONFIG_FILE, PYPROJECT_FILE):
+        return DocumentKind.CONFIG
+    raise WorkspaceError(
+        f"{relpath}: not something proctor checks (expected an evaluator .py, a brief .md, proctor.toml "
+        "or pyproject.toml)"
+    )
+
+
+def _load(workspace: Path) -> tuple[Config, Path | None, ConfigError | None]:
+    try:
+        loaded = load_config(workspace)
+    except ConfigError as exc:
+        return Config(), exc.path, exc
+    return loaded.config, loaded.path, None
+
+
+def check_paths(
+    paths: Sequence[Path | str] = (),
+    workspace: Path | str | None = None,
+    config: Config | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    *,
+    fix: bool = False,
+) -> CheckResult:
+    """Lint `paths` (files, relative to the current directory) in `workspace`, or the whole workspace when
+    `paths` is empty. `config=None` reads the workspace's config. Raises WorkspaceError for a missing workspace
+    or file and for unreadable or binary files."""
+    explicit = [Path(p) for p in paths]
+    if workspace is None:
+        if not explicit:
+            raise WorkspaceError("nothing to check: give a workspace or files")
+        workspace = find_workspace(explicit[0], Path.cwd())
+    root = Path(workspace)
+    if not root.exists():
+        raise WorkspaceError(f"{root}: workspace does not exist")
+    if not root.is_dir():
+        raise WorkspaceError(f"{root}: workspace is not a directory")
+    config_error: ConfigError | None = None
+    config_path: Path | None = None
+    if config is None:
+        config, config_path, config_error = _load(root)
+
+    targets: list[tuple[str, DocumentKind]]
+    if explicit:
+        targets = []
+        resolved_root = root.resolve()
+        for path in explicit:
+            if not path.exists():
+                raise WorkspaceError(f"{path}: no such file")
+            if path.is_dir():
+                raise WorkspaceError(f"{path}: is a directory; name files, or the workspace alone")
+            resolved = path.resolve()
+            if resolved_root not in resolved.parents:
+                raise WorkspaceError(f"{path}: not inside the workspace {root}")
+            relpath = resolved.relative_to(resolved_root).as_posix()
+            targets.append((relpath, _explicit_kind(relpath, config)))
+    else:
+        targets = discover(root, config)
+
+    documents: list[Document] = []
+    cache: dict[str, str] = {}  # texts read this pass; cross-file rules (BR008) read through it
+
+    def lint_all() -> list[Diagnostic]:
+        documents.clear()
+        cache.clear()
+        found: list[Diagnostic] = []
+        for relpath, kind in targets:
+            text = read_text(root / relpath, relpath)
+            cache[relpath] = text
+            documents.append(Document(relpath, kind, text))
+        ctx = LintContext(config=config, workspace=root, read_file=read_file)
+        for document in documents:
+            found.extend(
+                lint_document(
+                    document.relpath, document.text, document.kind, ctx, select=select, ignore=ignore
+                )
+            )
+        return sorted(found, key=lambda d: (d.path, d.range.start, d.code))
+
+    def read_file(relpath: str) -> str | None:
+        if relpath in cache:
+            return cache[relpath]
+        target = root / relpath
+        if not target.is_file():
+            return None
+        try:
+            text = read_text(target, relpath)
+        except WorkspaceError:
+            return None
+        cache[relpath] = text
+        return text
+
+    report: FixReport | None = None
+    if fix:
+        report = apply_fixes(root, lint_all)
+        diagnostics = list(report.remaining)
+    else:
+        diagnostics = lint_all()
+    return CheckResult(root, config, config_path, config_error, tuple(documents), tuple(diagnostics), report)
+
+
+def check_targets(
+    targets: Sequence[Path],
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    *,
+    fix: bool = False,
+    cwd: Path | None = None,
+) -> list[CheckResult]:
+    """The CLI's view: each directory is a workspace of its own; files are grouped by their workspace."""
+    here = (cwd or Path.cwd()).resolve()
+    if not targets:
+        targets = [here]
+    results: list[CheckResult] = []
+    files: dict[Path, list[Path]] = {}
+    for target in targets:
+        path = target if target.is_absolute() else here / target
+        if path.is_dir():
+            results.append(check_paths((), path, None, select, ignore, fix=fix))
+        elif path.exists():
+            files.setdefault(find_workspace(path, here), []).append(path)
+        else:
+            raise WorkspaceError(f"{target}: no such file or directory")
+    for workspace, members in files.items():
+        results.append(check_paths(members, workspace, None, select, ignore, fix=fix))
+    return results
+
+
+def with_path_prefix(diagnostic: Diagnostic, prefix: str) -> Diagnostic:
+    """The diagnostic with every path (its own, its fix's, its related places') under `prefix`."""
+    if not prefix:
+        return diagnostic
+
+    def moved(path: str) -> str:
+        return (PurePosixPath(prefix) / path).as_posix()
+
+    fix = diagnostic.fix
+    if fix is not None:
+        fix = Fix(
+            fix.title,
+            tuple(TextEdit(moved(e.path), e.range, e.new_text) for e in fix.edits),
+            tuple(moved(p) for p in fix.delete_paths),
+        )
+    related = tuple(Related(moved(r.path), r.range, r.message) for r in diagnostic.related)
+    return replace(diagnostic, path=moved(diagnostic.path), fix=fix, related=related)

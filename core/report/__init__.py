@@ -1,0 +1,1 @@
+"""Renderers: turn core results (check diagnostics, verify verdicts, scoreboards) into text, JSON, SARIF, ..."""

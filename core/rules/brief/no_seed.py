@@ -1,0 +1,52 @@
+"""## What it does
+Checks that the `Measured by` line fixes the random seed of the split (`seed 42`, `seed=42`,
+`random_state=42`).
+
+## Why is this bad?
+With an unstated seed, two runs of the same candidate can land on different rows, so score differences are
+partly noise, and a candidate can pick the seed that flatters it.
+
+## Example
+```markdown
+Measured by AUC (higher is better) on kapso_datasets/churn.csv, an 80/20 split, printed as `auc: <value>`.
+```
+
+Use instead:
+```markdown
+Measured by AUC (higher is better) on kapso_datasets/churn.csv, an 80/20 split with seed 42,
+printed as `auc: <value>`.
+```
+
+## Fix safety
+The fix appends `seed <n>` with the seed the evaluator already sets (`random_state=`, `seed=`), or 42 when
+it sets none.
+
+## References
+- SPEC §3.2 Brief rules
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from core.diagnostics import Diagnostic, Severity
+from core.rules.brief.context import BriefContext
+
+CODE = "BR004"
+NAME = "no-seed"
+SEVERITY = Severity.ERROR
+FIX_TITLE = "Append `seed <n>`"
+
+
+def check(ctx: BriefContext) -> Iterator[Diagnostic]:
+    protocol = ctx.protocol
+    if protocol is None or protocol.seed is not None:
+        return
+    yield ctx.diagnostic(
+        CODE,
+        NAME,
+        SEVERITY,
+        ctx.protocol_first_line(),
+        "the `Measured by` line fixes no seed (`seed 42`, `seed=42` or `random_state=42`)",
+        ctx.append(FIX_TITLE, f"seed {ctx.seed_hint()}"),
+    )

@@ -1,0 +1,306 @@
+"""An approximate execution order of the calls an evaluator makes, for the rules that care about "after".
+
+Starting at the module body, statements are walked in order and calls to functions defined in the file are
+followed (inlined) where they are called, so `main()` under `if __name__ == "__main__":` contributes its calls
+at that point. Each call carries where it sits: in a loop, an `except` handler, a branch that ends in an
+error exit, a `finally`. The branch path lets rules tell `if ...: A else: B` apart from `A; B`.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from typing import NamedTuple
+
+from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, children, int_constant, walk_no_nested
+
+MAX_STEPS = 20_000
+MAX_INLINE_PER_FUNCTION = 25
+
+Branch = tuple[int, int]  # (id of the If/Try/Match node or call site, branch index or frame number)
+
+
+class Step(NamedTuple):
+    call: ast.Call
+    name: str | None
+    in_loop: bool
+    in_handler: bool
+    error_branch: bool
+    in_finally: bool
+    path: tuple[Branch, ...]
+    order: int
+
+    @property
+    def normal(self) -> bool:
+        """On the normal exit path: not in an `except` handler and not in a branch that exits with an error."""
+        return not (self.in_handler or self.error_branch)
+
+
+class _Flags(NamedTuple):
+    in_loop: bool = False
+    in_handler: bool = False
+    error_branch: bool = False
+    in_finally: bool = False
+    path: tuple[Branch, ...] = ()
+
+
+class _Terminated(Exception):
+    """The program exits here (a top-level `sys.exit`); nothing after it runs."""
+
+
+class Flow:
+    """The ordered steps of one document (see module docstring)."""
+
+    def __init__(self, ctx: EvaluatorContext) -> None:
+        self.ctx = ctx
+        self.steps: list[Step] = []
+        self.reached: set[ast.AST] = set()
+        self._inlined: dict[ast.AST, int] = {}
+        self._stack: list[ast.AST] = []
+        self._frames = 0
+        self._abnormal_cache: dict[int, bool] = {}
+        self._calls_in: dict[int, list[ast.Call]] = {}
+        with contextlib.suppress(_Terminated):
+            self._block(ctx.tree.body, _Flags())
+
+    def walk_unreached(self) -> None:
+        """Also walk functions nothing visibly calls but something references (decorated commands, callbacks)."""
+        for name, func in self.ctx.functions.items():
+            if func in self.reached:
+                continue
+            if func.decorator_list or name in self.ctx.name_loads:
+                with contextlib.suppress(_Terminated):
+                    self._function(func, _Flags(path=((id(func), -1),)))
+
+    # -- statements ----------------------------------------------------------------------------------------
+
+    def _block(self, stmts: list[ast.stmt], flags: _Flags) -> bool:
+        """Walk statements in order; True when the block always leaves early (return/raise/exit)."""
+        for stmt in stmts:
+            if len(self.steps) >= MAX_STEPS:
+                return False
+            if self._stmt(stmt, flags):
+                return True
+        return False
+
+    def _stmt(self, stmt: ast.stmt, flags: _Flags) -> bool:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            for dec in stmt.decorator_list:
+                self._expr(dec, flags)
+            for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
+                if default is not None:
+                    self._expr(default, flags)
+            return False
+        if isinstance(stmt, ast.ClassDef):
+            for dec in stmt.decorator_list:
+                self._expr(dec, flags)
+            body = [s for s in stmt.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+            self._block(body, flags)
+            return False
+        if isinstance(stmt, ast.If):
+            self._expr(stmt.test, flags)
+            body_done = self._branch(stmt, 0, stmt.body, flags)
+            else_done = self._branch(stmt, 1, stmt.orelse, flags) if stmt.orelse else False
+            return body_done and else_done
+        if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
+            self._expr(stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test, flags)
+            loop = _Flags(True, flags.in_handler, flags.error_branch, flags.in_finally, flags.path)
+            self._block(stmt.body, loop)
+            if stmt.orelse:
+                self._block(stmt.orelse, flags)
+            return False
+        if isinstance(stmt, ast.Try | ast.TryStar):
+            done = self._block(stmt.body, flags)
+            for number, handler in enumerate(stmt.handlers):
+                if handler.type is not None:
+                    self._expr(handler.type, flags)
+                inner = _Flags(
+                    flags.in_loop, True, True, flags.in_finally, (*flags.path, (id(stmt), number + 1))
+                )
+                self._block(handler.body, inner)
+            if stmt.orelse and not done:
+                done = self._block(stmt.orelse, flags)
+            if stmt.finalbody:
+                fin = _Flags(flags.in_loop, flags.in_handler, flags.error_branch, True, flags.path)
+                done = self._block(stmt.finalbody, fin) or done
+            return done
+        if isinstance(stmt, ast.With | ast.AsyncWith):
+            for item in stmt.items:
+                self._expr(item.context_expr, flags)
+            return self._block(stmt.body, flags)
+        if isinstance(stmt, ast.Match):
+            self._expr(stmt.subject, flags)
+            for number, case in enumerate(stmt.cases):
+                self._branch(stmt, number, case.body, flags)
+            return False
+        for child in children(stmt):
+            self._expr(child, flags)
+        if isinstance(stmt, ast.Return | ast.Raise):
+            return True
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            name = self.ctx.call_name(stmt.value)
+            if name in EXIT_CALLS:
+                if not flags.path and not self._stack:
+                    raise _Terminated
+                return True
+        return False
+
+    def _branch(self, node: ast.AST, number: int, body: list[ast.stmt], flags: _Flags) -> bool:
+        error = flags.error_branch or self.ends_abnormally(body)
+        inner = _Flags(
+            flags.in_loop, flags.in_handler, error, flags.in_finally, (*flags.path, (id(node), number))
+        )
+        return self._block(body, inner)
+
+    def ends_abnormally(self, body: list[ast.stmt]) -> bool:
+        """The block ends by raising, exiting non-zero, returning a non-zero code, or calling a helper that does."""
+        if not body:
+            return False
+        last = body[-1]
+        if isinstance(last, ast.Raise):
+            exc = last.exc
+            if exc is not None and self.ctx.qualname(exc) == "SystemExit":
+                return False
+            if isinstance(exc, ast.Call) and self.ctx.call_name(exc) == "SystemExit":
+                return is_definite_error_exit(exc)
+            return True
+        if isinstance(last, ast.Return):
+            code = int_constant(last.value)
+            return code is not None and code != 0
+        if isinstance(last, ast.If):
+            return bool(last.orelse) and self.ends_abnormally(last.body) and self.ends_abnormally(last.orelse)
+        if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+            call = last.value
+            if self.ctx.call_name(call) in EXIT_CALLS:
+                return is_definite_error_exit(call)
+            func = self.ctx.local_function(call)
+            if func is not None:
+                key = id(func)
+                if key not in self._abnormal_cache:
+                    self._abnormal_cache[key] = False
+                    self._abnormal_cache[key] = self.ends_abnormally(func.body)
+                return self._abnormal_cache[key]
+        return False
+
+    # -- expressions ---------------------------------------------------------------------------------------
+
+    def _expr(self, expr: ast.AST, flags: _Flags) -> None:
+        calls = self._calls_in.get(id(expr))
+        if calls is None:
+            calls = self._calls_in[id(expr)] = [
+                n for n in _post_order(expr, self.ctx.kids) if isinstance(n, ast.Call)
+            ]
+        for call in calls:
+            self._call(call, flags)
+
+    def _call(self, call: ast.Call, flags: _Flags) -> None:
+        name = self.ctx.call_name(call)
+        self.steps.append(
+            Step(
+                call,
+                name,
+                flags.in_loop,
+                flags.in_handler,
+                flags.error_branch,
+                flags.in_finally,
+                flags.path,
+                len(self.steps),
+            )
+        )
+        targets: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        local = self.ctx.local_function(call)
+        if local is not None:
+            targets.append(local)
+        elif isinstance(call.func, ast.Name) and call.func.id in self.ctx.classes:
+            init = [
+                s
+                for s in self.ctx.classes[call.func.id].body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ]
+            targets.extend(init)
+        elif isinstance(call.func, ast.Attribute) and name is None:
+            candidates = self.ctx.methods.get(call.func.attr, [])
+            if len(candidates) == 1:
+                targets.append(candidates[0])
+        if name not in ("atexit.register", "signal.signal"):
+            for arg in (*call.args, *(kw.value for kw in call.keywords)):
+                if (
+                    isinstance(arg, ast.Name)
+                    and arg.id in self.ctx.functions
+                    and arg.id not in self.ctx.aliases
+                ):
+                    targets.append(self.ctx.functions[arg.id])
+        for func in targets:
+            self._function(func, flags, call)
+
+    def _function(
+        self, func: ast.FunctionDef | ast.AsyncFunctionDef, flags: _Flags, site: ast.AST | None = None
+    ) -> None:
+        if func in self._stack or self._inlined.get(func, 0) >= MAX_INLINE_PER_FUNCTION:
+            return
+        self._inlined[func] = self._inlined.get(func, 0) + 1
+        self.reached.add(func)
+        self._frames += 1
+        inner = _Flags(
+            flags.in_loop,
+            flags.in_handler,
+            flags.error_branch,
+            flags.in_finally,
+            (*flags.path, (id(site) if site is not None else id(func), -1 - self._frames)),
+        )
+        self._stack.append(func)
+        try:
+            self._block(func.body, inner)
+        finally:
+            self._stack.pop()
+
+
+def _post_order(expr: ast.AST, kids: dict[int, list[ast.AST]]) -> list[ast.AST]:
+    """Nodes of an expression with arguments before the call that uses them; lambdas are not entered."""
+    out: list[ast.AST] = []
+    stack: list[tuple[ast.AST, bool]] = [(expr, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            out.append(node)
+            continue
+        stack.append((node, True))
+        if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        node_kids = kids.get(id(node))
+        for child in reversed(node_kids if node_kids is not None else children(node)):
+            stack.append((child, False))
+    return out
+
+
+def is_error_exit(call: ast.Call) -> bool:
+    """`sys.exit(1)`, `sys.exit("reason")`, `sys.exit(code)`: anything but no argument, 0, None or False."""
+    if not call.args:
+        return False
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant):
+        return arg.value not in (0, None, False)
+    return True
+
+
+def is_definite_error_exit(call: ast.Call) -> bool:
+    """`sys.exit(1)` or `sys.exit("reason")`, but not `sys.exit(main())`, whose status is only known at run time."""
+    if not call.args:
+        return False
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant):
+        return arg.value not in (0, None, False)
+    return isinstance(arg, ast.JoinedStr)
+
+
+def exclusive(a: Step, b: Step) -> bool:
+    """The two steps sit in different branches of the same `if`/`match`/`try` in the same invocation."""
+    for left, right in zip(a.path, b.path, strict=False):
+        if left == right:
+            continue
+        return left[0] == right[0] and left[1] >= 0 and right[1] >= 0
+    return False
+
+
+def block_calls(stmts: list[ast.stmt]) -> list[ast.Call]:
+    return [n for n in walk_no_nested(stmts) if isinstance(n, ast.Call)]

@@ -1,0 +1,81 @@
+"""## What it does
+Checks that the evaluator accepts a `--fast` option (argparse, click, typer or `sys.argv`).
+
+## Why is this bad?
+The contract asks for a `--fast` mode for smoke checks, so a campaign can reject a broken candidate in
+seconds. Without it, every sanity check costs a full evaluation run.
+
+## Example
+```python
+parser = argparse.ArgumentParser()
+parser.add_argument("--data", default="kapso_datasets/test.csv")
+```
+
+Use instead:
+```python
+parser = argparse.ArgumentParser()
+parser.add_argument("--data", default="kapso_datasets/test.csv")
+parser.add_argument("--fast", action="store_true", help="smoke check on a small sample")
+```
+
+## Fix safety
+The fix adds `--fast` to the argparse parser (or `FAST = "--fast" in sys.argv[1:]` when there is no
+parser). It only declares the option: the evaluator still has to act on it (EV008).
+
+## References
+- SPEC §3.1 The contract, item 5
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+
+from core.diagnostics import Diagnostic, Fix, Severity
+from core.rules.evaluator.context import EvaluatorContext
+
+CODE = "EV007"
+NAME = "no-fast-mode"
+SEVERITY = Severity.WARNING
+FIX_TITLE = "Add `--fast` to the argument parser"
+
+PARSERS = frozenset({"argparse.ArgumentParser"})
+
+
+def has_fast_option(ctx: EvaluatorContext) -> bool:
+    if any(s.value == "--fast" for s in ctx.strings):
+        return True
+    if any(q.startswith(("typer", "fire")) for q in ctx.aliases.values()):
+        for node in ctx.nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                a.arg == "fast" for a in (*node.args.args, *node.args.kwonlyargs)
+            ):
+                return True
+    return False
+
+
+def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
+    if has_fast_option(ctx):
+        return
+    rule = sys.modules[__name__]
+    message = "no `--fast` option is parsed: add a fast smoke-check mode"
+    for call, _name in ctx.calls_to(PARSERS):
+        stmt = ctx.statement_of(call)
+        if isinstance(stmt, ast.Assign) and stmt.value is call and isinstance(stmt.targets[0], ast.Name):
+            indent = ctx.indent_of(stmt)
+            fix = None
+            if indent is not None:
+                text = (
+                    f'{indent}{stmt.targets[0].id}.add_argument("--fast", action="store_true", '
+                    'help="smoke check: quick run, score not comparable with a full run")\n'
+                )
+                fix = Fix(FIX_TITLE, (ctx.insert_lines(stmt.end_lineno or stmt.lineno, text),))
+            yield ctx.diagnostic(rule, call, message, fix)
+            return
+        yield ctx.diagnostic(rule, call, message)
+        return
+    sys_name, edits = ctx.ensure_import("sys")
+    line = ctx.import_insert_line()
+    edit = ctx.insert_lines(line, f'FAST = "--fast" in {sys_name}.argv[1:]  # smoke-check mode\n')
+    yield ctx.diagnostic(rule, ctx.file_range(), message, Fix(FIX_TITLE, (*edits, edit)))

@@ -1,0 +1,319 @@
+"""Static path resolution and file-write detection (EV005, EV006, EV015, EV016).
+
+Path expressions are resolved relative to the workspace root, where the evaluator runs:
+`Path(__file__).parent / "result.json"` in `kapso_evaluation/evaluate.py` is `kapso_evaluation/result.json`.
+When part of a path is only known at run time, the literal tail is kept (`f"{out}/result.json"` ->
+unknown directory, tail `/result.json`) so rules can still give the benefit of the doubt.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from core.rules.evaluator.context import EvaluatorContext
+
+PATH_CTORS = frozenset(
+    {
+        "pathlib.Path",
+        "pathlib.PurePath",
+        "pathlib.PosixPath",
+        "pathlib.PurePosixPath",
+        "os.fspath",
+        "str",
+        "os.path.abspath",
+        "os.path.realpath",
+        "os.path.normpath",
+        "os.path.expanduser",
+    }
+)
+PATH_SAME_METHODS = frozenset({"resolve", "absolute", "expanduser"})
+MOVE_CALLS = frozenset(
+    {"os.replace", "os.rename", "shutil.move", "shutil.copy", "shutil.copyfile", "shutil.copy2"}
+)
+WRITE_WORDS = ("write", "dump", "save", "to_json", "to_csv", "to_parquet", "savetxt")
+
+
+@dataclass(frozen=True)
+class PathValue:
+    """`path` is workspace-relative and exact when `known`; otherwise it is the literal tail."""
+
+    known: bool
+    path: str
+
+    def endswith_name(self, name: str) -> bool:
+        return (
+            self.path == name
+            or self.path.endswith("/" + name)
+            or (not self.known and self.path.endswith(name))
+        )
+
+
+def _join(a: PathValue, b: PathValue) -> PathValue:
+    if not b.known:
+        return b
+    if b.path.startswith("/"):
+        return b
+    if not a.known:
+        return PathValue(False, a.path.rstrip("/") + "/" + b.path)
+    joined = posixpath.join(a.path, b.path) if a.path else b.path
+    return PathValue(True, _norm(joined))
+
+
+def _norm(path: str) -> str:
+    if not path:
+        return ""
+    normed = posixpath.normpath(path)
+    return "" if normed == "." else normed
+
+
+def _dirname(value: PathValue) -> PathValue:
+    if not value.known:
+        return PathValue(False, "")
+    if value.path in ("", "."):
+        return PathValue(True, "..")
+    if value.path == ".." or value.path.endswith("/.."):
+        return PathValue(True, value.path + "/..")
+    return PathValue(True, _norm(posixpath.dirname(value.path)))
+
+
+UNKNOWN = PathValue(False, "")
+
+
+def resolve_path(ctx: EvaluatorContext, expr: ast.AST | None, depth: int = 0) -> PathValue:
+    """Best static value of a path expression (see module docstring)."""
+    if expr is None or depth > 12:
+        return UNKNOWN
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return PathValue(True, expr.value if expr.value.startswith("/") else _norm(expr.value))
+    if isinstance(expr, ast.Name):
+        if expr.id == "__file__":
+            return PathValue(True, ctx.relpath)
+        values = ctx.assigned.get(expr.id, [])
+        if len(values) == 1:
+            return resolve_path(ctx, values[0], depth + 1)
+        return UNKNOWN
+    if isinstance(expr, ast.Attribute):
+        if expr.attr == "parent":
+            return _dirname(resolve_path(ctx, expr.value, depth + 1))
+        return UNKNOWN
+    if isinstance(expr, ast.Subscript):
+        base = expr.value
+        if (
+            isinstance(base, ast.Attribute)
+            and base.attr == "parents"
+            and isinstance(expr.slice, ast.Constant)
+        ):
+            level = expr.slice.value
+            if isinstance(level, int) and not isinstance(level, bool) and level >= 0:
+                value = resolve_path(ctx, base.value, depth + 1)
+                for _ in range(level + 1):
+                    value = _dirname(value)
+                return value
+        return UNKNOWN
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        return _join(resolve_path(ctx, expr.left, depth + 1), resolve_path(ctx, expr.right, depth + 1))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left = resolve_path(ctx, expr.left, depth + 1)
+        right = resolve_path(ctx, expr.right, depth + 1)
+        if left.known and right.known:
+            return PathValue(True, _norm(left.path + right.path))
+        return PathValue(False, right.path) if right.known else right
+    if isinstance(expr, ast.JoinedStr):
+        return _fstring(ctx, expr, depth)
+    if isinstance(expr, ast.Call):
+        return _call_path(ctx, expr, depth)
+    return UNKNOWN
+
+
+def _fstring(ctx: EvaluatorContext, expr: ast.JoinedStr, depth: int) -> PathValue:
+    text = ""
+    known = True
+    for value in expr.values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            text += value.value
+        elif isinstance(value, ast.FormattedValue):
+            inner = resolve_path(ctx, value.value, depth + 1)
+            if inner.known and value.format_spec is None:
+                text += inner.path
+            else:
+                known = False
+                text = ""
+    if known:
+        return PathValue(True, text if text.startswith("/") else _norm(text))
+    return PathValue(False, text)
+
+
+def _call_path(ctx: EvaluatorContext, call: ast.Call, depth: int) -> PathValue:
+    name = ctx.call_name(call)
+    if name in ("os.getcwd", "pathlib.Path.cwd"):
+        return PathValue(True, "")
+    if name in PATH_CTORS:
+        if not call.args:
+            return PathValue(True, "")
+        value = resolve_path(ctx, call.args[0], depth + 1)
+        for arg in call.args[1:]:
+            value = _join(value, resolve_path(ctx, arg, depth + 1))
+        return value
+    if name == "os.path.join":
+        if not call.args:
+            return UNKNOWN
+        value = resolve_path(ctx, call.args[0], depth + 1)
+        for arg in call.args[1:]:
+            value = _join(value, resolve_path(ctx, arg, depth + 1))
+        return value
+    if name == "os.path.dirname" and call.args:
+        return _dirname(resolve_path(ctx, call.args[0], depth + 1))
+    if isinstance(call.func, ast.Attribute):
+        if call.func.attr in PATH_SAME_METHODS and not call.args:
+            return resolve_path(ctx, call.func.value, depth + 1)
+        if call.func.attr == "joinpath":
+            value = resolve_path(ctx, call.func.value, depth + 1)
+            for arg in call.args:
+                value = _join(value, resolve_path(ctx, arg, depth + 1))
+            return value
+    return UNKNOWN
+
+
+def in_dir(value: PathValue, directory: str) -> bool:
+    """The known path lies strictly inside the workspace-relative `directory`."""
+    if not value.known or value.path.startswith("/"):
+        return False
+    if not directory:
+        return not value.path.startswith("..")
+    return value.path.startswith(directory.rstrip("/") + "/")
+
+
+# -- writes ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Write:
+    """A call that writes the file at `target` (`payload` is what is written, when it is visible)."""
+
+    call: ast.Call
+    target: PathValue
+    payload: ast.expr | None = None
+    through_handle: bool = False  # `fh.write(...)` on a handle whose `open()` is itself a write
+
+
+def open_mode(ctx: EvaluatorContext, call: ast.Call, mode_index: int) -> str:
+    mode: ast.expr | None = call.args[mode_index] if len(call.args) > mode_index else None
+    for kw in call.keywords:
+        if kw.arg == "mode":
+            mode = kw.value
+    if mode is None:
+        return "r"
+    text = ctx.string_value(mode)
+    return text if text is not None else "?"
+
+
+def _is_write_mode(mode: str) -> bool:
+    return mode == "?" or any(c in mode for c in "wax+")
+
+
+def opened_for_write(ctx: EvaluatorContext, expr: ast.AST) -> PathValue | None:
+    """The path when `expr` is `open(P, "w")` / `P.open("w")` (or a name bound to one)."""
+    if isinstance(expr, ast.Name):
+        binding = _with_binding(ctx, expr.id)
+        if binding is not None:
+            return opened_for_write(ctx, binding)
+        values = ctx.assigned.get(expr.id, [])
+        return opened_for_write(ctx, values[0]) if len(values) == 1 else None
+    if not isinstance(expr, ast.Call):
+        return None
+    name = ctx.call_name(expr)
+    if name in ("open", "io.open", "codecs.open") and expr.args:
+        return resolve_path(ctx, expr.args[0]) if _is_write_mode(open_mode(ctx, expr, 1)) else None
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr == "open" and name is None:
+        return resolve_path(ctx, expr.func.value) if _is_write_mode(open_mode(ctx, expr, 0)) else None
+    return None
+
+
+def _with_binding(ctx: EvaluatorContext, name: str) -> ast.expr | None:
+    memo = ctx.memo.get("with_bindings")
+    if not isinstance(memo, dict):
+        bindings: dict[str, ast.expr] = {}
+        for node in ctx.nodes:
+            if isinstance(node, ast.With | ast.AsyncWith):
+                for item in node.items:
+                    if isinstance(item.optional_vars, ast.Name):
+                        bindings.setdefault(item.optional_vars.id, item.context_expr)
+        ctx.memo["with_bindings"] = memo = bindings
+    value = memo.get(name)
+    return value if isinstance(value, ast.expr) else None
+
+
+def writes(ctx: EvaluatorContext) -> list[Write]:
+    memo = ctx.memo.get("writes")
+    if isinstance(memo, list):
+        return memo
+    found = list(_find_writes(ctx))
+    ctx.memo["writes"] = found
+    return found
+
+
+def _find_writes(ctx: EvaluatorContext) -> Iterator[Write]:
+    for call in ctx.calls:
+        name = ctx.call_name(call)
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+        target = opened_for_write(ctx, call)
+        if target is not None:
+            yield Write(call, target)
+            continue
+        if method in ("write_text", "write_bytes") and name is None:
+            assert isinstance(call.func, ast.Attribute)
+            yield Write(
+                call,
+                resolve_path(ctx, call.func.value),
+                _dumps_payload(ctx, call.args[0] if call.args else None),
+            )
+            continue
+        if name in MOVE_CALLS and len(call.args) >= 2:
+            yield Write(call, resolve_path(ctx, call.args[1]))
+            continue
+        if name in ("json.dump",) and len(call.args) >= 2:
+            inner = opened_for_write(ctx, call.args[1])
+            if inner is not None:
+                yield Write(call, inner, call.args[0], through_handle=True)
+            continue
+        if method == "write" and name is None and call.args:
+            assert isinstance(call.func, ast.Attribute)
+            inner = opened_for_write(ctx, call.func.value)
+            if inner is not None:
+                yield Write(call, inner, _dumps_payload(ctx, call.args[0]), through_handle=True)
+            continue
+        label = (name or method or "").rsplit(".", 1)[-1].lower()
+        if any(word in label for word in WRITE_WORDS) and label not in ("write", "dump", "dumps"):
+            for index, arg in enumerate(call.args):
+                value = resolve_path(ctx, arg)
+                if value.path and (
+                    (value.known and "." in posixpath.basename(value.path)) or not value.known
+                ):
+                    payload = call.args[index + 1] if index + 1 < len(call.args) else None
+                    if value.known or value.path:
+                        yield Write(call, value, payload)
+                    break
+
+
+def _dumps_payload(ctx: EvaluatorContext, expr: ast.expr | None) -> ast.expr | None:
+    if isinstance(expr, ast.Call) and ctx.call_name(expr) == "json.dumps" and expr.args:
+        return expr.args[0]
+    if isinstance(expr, ast.Name):
+        values = ctx.assigned.get(expr.id, [])
+        if len(values) == 1:
+            return _dumps_payload(ctx, values[0])
+    return None
+
+
+def result_json_path(ctx: EvaluatorContext) -> str:
+    return f"{ctx.suite}/result.json" if ctx.suite else "result.json"
+
+
+def is_result_json(ctx: EvaluatorContext, value: PathValue) -> bool:
+    """The write goes to `<suite>/result.json` (or to some result.json whose directory is only known at run time)."""
+    if value.known:
+        return value.path == result_json_path(ctx)
+    return value.path.endswith("result.json")

@@ -1,0 +1,236 @@
+"""## What it does
+Flags failures that do not fail the run: a bare `except:` or `except Exception:` that neither re-raises
+nor exits non-zero, `sys.exit(0)` / `exit()` in an error branch, and `sys.exit(n)` with `n != 0` and no
+printed reason.
+
+## Why is this bad?
+The contract says a broken candidate is a clear failure, not a low score. An evaluator that catches the
+candidate's crash and prints `auc: 0.0`, or exits 0 after an error, makes a broken candidate look like a
+weak one; one that exits 1 silently leaves nobody knowing why.
+
+## Example
+```python
+try:
+    preds = run_candidate(test)
+except Exception:
+    preds = [0.5] * len(test)
+```
+
+Use instead:
+```python
+try:
+    preds = run_candidate(test)
+except Exception as exc:
+    print(f"candidate failed: {exc}", file=sys.stderr)
+    sys.exit(1)
+```
+
+## References
+- SPEC §3.1 The contract, item 3 (fails loudly)
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections.abc import Iterator
+
+from core.diagnostics import Diagnostic, Position, Range, Severity
+from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, int_constant, walk_no_nested
+from core.rules.evaluator.flow import is_error_exit
+from core.rules.evaluator.metric import flow_of
+
+CODE = "EV012"
+NAME = "swallowed-failure"
+SEVERITY = Severity.ERROR
+FIX_TITLE = None
+
+ERROR_WORDS = re.compile(
+    r"error|fail|invalid|malformed|missing|cannot|can't|could not|not found|crash|broken|exception|abort",
+    re.IGNORECASE,
+)
+REASON_CALLS = (
+    "print",
+    "sys.stderr.write",
+    "sys.stdout.write",
+    "traceback.print_exc",
+    "traceback.print_exception",
+    "warnings.warn",
+    "click.echo",
+    "typer.echo",
+)
+LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
+    rule = sys.modules[__name__]
+    for handler in ctx.handlers:
+        if not _broad(ctx, handler):
+            continue
+        parent = ctx.parents.get(handler)
+        if isinstance(parent, ast.Try) and all(
+            isinstance(s, ast.Import | ast.ImportFrom) for s in parent.body
+        ):
+            continue
+        if _loud(ctx, handler.body):
+            continue
+        caught = "bare `except:`" if handler.type is None else f"`except {ctx.source_of(handler.type)}:`"
+        yield ctx.diagnostic(
+            rule,
+            _header(ctx, handler),
+            f"{caught} swallows the failure: re-raise or print a reason and exit non-zero",
+        )
+    for node in ctx.nodes:
+        exit_node, code = _exit(ctx, node)
+        if exit_node is None:
+            continue
+        if code == 0:
+            if _in_error_branch(ctx, node):
+                yield ctx.diagnostic(
+                    rule, exit_node, "exits 0 in an error branch: a failure must exit non-zero"
+                )
+        elif code is not None and not _reason_before(ctx, node):
+            yield ctx.diagnostic(rule, exit_node, f"exits with status {code} without printing a reason")
+
+
+def _broad(ctx: EvaluatorContext, handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(ctx.qualname(t) in ("Exception", "BaseException") for t in types)
+
+
+def _header(ctx: EvaluatorContext, handler: ast.ExceptHandler) -> Range:
+    """The `except ...:` header only, not the handler body."""
+    start = ctx.start_of(handler)
+    if handler.type is not None:
+        end = ctx.end_of(handler.type)
+        line = ctx.lines[end.line]
+        colon = line.find(":", end.character)
+        end = Position(end.line, colon + 1 if colon >= 0 else end.character)
+    else:
+        end = Position(start.line, start.character + len("except:"))
+    return Range(start, end)
+
+
+def _loud(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
+    flow = flow_of(ctx)
+    for node in walk_no_nested(body):
+        if isinstance(node, ast.Raise):
+            return True
+        if isinstance(node, ast.Return):
+            code = int_constant(node.value)
+            if code is not None and code != 0:
+                return True
+        if isinstance(node, ast.Call):
+            name = ctx.call_name(node)
+            if name in EXIT_CALLS and is_error_exit(node):
+                return True
+            func = ctx.local_function(node)
+            if func is not None and flow.ends_abnormally(func.body):
+                return True
+    return False
+
+
+def _exit(ctx: EvaluatorContext, node: ast.AST) -> tuple[ast.AST | None, int | None]:
+    """(the exit expression, its constant status or None when not constant) for exit calls and SystemExit."""
+    if isinstance(node, ast.Call) and ctx.call_name(node) in EXIT_CALLS:
+        if not node.args:
+            return node, 0
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant):
+            if arg.value is None or arg.value is False:
+                return node, 0
+            if isinstance(arg.value, int):
+                return node, int(arg.value)
+        return node, None
+    if isinstance(node, ast.Raise) and node.exc is not None:
+        exc = node.exc
+        if ctx.qualname(exc) == "SystemExit":
+            return node, 0
+        if isinstance(exc, ast.Call) and ctx.call_name(exc) == "SystemExit":
+            if not exc.args:
+                return node, 0
+            code = int_constant(exc.args[0])
+            if isinstance(exc.args[0], ast.Constant) and exc.args[0].value is None:
+                return node, 0
+            return node, code
+    return None, None
+
+
+def _block_of(ctx: EvaluatorContext, node: ast.AST) -> tuple[list[ast.stmt], ast.stmt] | None:
+    stmt = ctx.statement_of(node)
+    if stmt is None:
+        return None
+    parent = ctx.parents.get(stmt)
+    if parent is None:
+        return None
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and stmt in block:
+            return block, stmt
+    return None
+
+
+def _in_error_branch(ctx: EvaluatorContext, node: ast.AST) -> bool:
+    found = _block_of(ctx, node)
+    if found is None:
+        return False
+    block, stmt = found
+    parent = ctx.parents.get(stmt)
+    if isinstance(parent, ast.ExceptHandler):
+        return True
+    if not isinstance(parent, ast.If | ast.For | ast.While | ast.With):
+        return False
+    if isinstance(parent, ast.If) and "returncode" in ctx.source_of(parent.test):
+        return True
+    for earlier in block[: block.index(stmt)]:
+        for call in (n for n in walk_no_nested([earlier]) if isinstance(n, ast.Call)):
+            if _error_message(ctx, call):
+                return True
+    return False
+
+
+def _error_message(ctx: EvaluatorContext, call: ast.Call) -> bool:
+    name = ctx.call_name(call)
+    if name == "sys.stderr.write" or (
+        name is not None
+        and name.startswith("logging.")
+        and name.rsplit(".", 1)[-1] in ("error", "exception", "critical")
+    ):
+        return True
+    if name == "print":
+        for kw in call.keywords:
+            if kw.arg == "file" and ctx.qualname(kw.value) == "sys.stderr":
+                return True
+        return any(ERROR_WORDS.search(ctx.source_of(a)) for a in call.args)
+    return isinstance(call.func, ast.Attribute) and call.func.attr in ("error", "exception", "critical")
+
+
+def _reason_before(ctx: EvaluatorContext, node: ast.AST) -> bool:
+    found = _block_of(ctx, node)
+    if found is None:
+        return False
+    block, stmt = found
+    for earlier in block[: block.index(stmt)]:
+        for call in (n for n in walk_no_nested([earlier]) if isinstance(n, ast.Call)):
+            if _prints_reason(ctx, call):
+                return True
+    return False
+
+
+def _prints_reason(ctx: EvaluatorContext, call: ast.Call) -> bool:
+    name = ctx.call_name(call)
+    if name in REASON_CALLS or (name or "").startswith("logging."):
+        return True
+    if isinstance(call.func, ast.Attribute) and call.func.attr in LOG_METHODS:
+        return True
+    func = ctx.local_function(call)
+    if func is not None:
+        return any(
+            isinstance(n, ast.Call)
+            and (ctx.call_name(n) in REASON_CALLS or (ctx.call_name(n) or "").startswith("logging."))
+            for n in walk_no_nested(func.body)
+        )
+    return False

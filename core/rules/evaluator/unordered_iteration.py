@@ -1,0 +1,186 @@
+"""## What it does
+Flags directory listings (`os.listdir`, `os.scandir`, `glob.glob`, `glob.iglob`, `Path.iterdir`,
+`Path.glob`, `Path.rglob`) and sets that are iterated without `sorted()`.
+
+## Why is this bad?
+Directory order depends on the file system and set order on hashing (string hashes change per process).
+Pairing predictions with labels, or summing floats, in a different order gives a different score on
+another machine or another run.
+
+## Example
+```python
+for name in os.listdir(data_dir):
+    rows.append(load(name))
+```
+
+Use instead:
+```python
+for name in sorted(os.listdir(data_dir)):
+    rows.append(load(name))
+```
+
+## Fix safety
+Wrapping in `sorted()` changes the iteration order to a fixed one. It raises `TypeError` if the items
+cannot be compared (a set mixing strings and numbers).
+
+## References
+- SPEC §3.1 The contract, item 4 (deterministic)
+- https://docs.python.org/3/library/os.html#os.listdir ("in arbitrary order")
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+
+from core.diagnostics import Diagnostic, Fix, Range, Severity, TextEdit
+from core.rules.evaluator.context import EvaluatorContext
+
+CODE = "EV013"
+NAME = "unordered-iteration"
+SEVERITY = Severity.WARNING
+FIX_TITLE = "Wrap in `sorted()`"
+
+LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
+PATH_METHODS = frozenset({"iterdir", "glob", "rglob"})
+ORDER_FREE = frozenset(
+    {"sorted", "len", "set", "frozenset", "any", "all", "bool", "max", "min", "collections.Counter"}
+)
+ITERATING = frozenset(
+    {
+        "list",
+        "tuple",
+        "enumerate",
+        "zip",
+        "iter",
+        "next",
+        "numpy.array",
+        "numpy.asarray",
+        "numpy.fromiter",
+        "pandas.Series",
+        "pandas.concat",
+        "map",
+        "filter",
+    }
+)
+
+
+def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
+    rule = sys.modules[__name__]
+    for call in ctx.calls:
+        label = _listing(ctx, call)
+        if label is None or _order_free(ctx, call):
+            continue
+        yield ctx.diagnostic(
+            rule,
+            call,
+            f"`{label}()` returns entries in file-system order, which differs between machines",
+            _wrap(ctx, call),
+        )
+    set_names = _set_names(ctx)
+    for node in ctx.nodes:
+        for iterable in _iterated(ctx, node):
+            if _is_set(ctx, iterable, set_names):
+                yield ctx.diagnostic(
+                    rule,
+                    iterable,
+                    "iterating a set: its order depends on hashing and differs between runs",
+                    _wrap(ctx, iterable),
+                )
+
+
+def _listing(ctx: EvaluatorContext, call: ast.Call) -> str | None:
+    name = ctx.call_name(call)
+    if name in LISTINGS:
+        return name
+    if name is None and isinstance(call.func, ast.Attribute) and call.func.attr in PATH_METHODS:
+        if call.func.attr != "iterdir" and not call.args:
+            return None
+        return f"Path.{call.func.attr}"
+    if name is not None and name.startswith("pathlib.") and name.rsplit(".", 1)[-1] in PATH_METHODS:
+        return f"Path.{name.rsplit('.', 1)[-1]}"
+    return None
+
+
+def _order_free(ctx: EvaluatorContext, node: ast.AST) -> bool:
+    """The listing is sorted, counted, tested for emptiness or membership, or assigned and sorted later."""
+    parent = ctx.parents.get(node)
+    if isinstance(parent, ast.Call) and node in parent.args and ctx.call_name(parent) in ORDER_FREE:
+        return True
+    if (
+        isinstance(parent, ast.Compare)
+        and node in parent.comparators
+        and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
+    ):
+        return True
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        return True
+    if isinstance(parent, ast.If | ast.While) and parent.test is node:
+        return True
+    if (
+        isinstance(parent, ast.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], ast.Name)
+    ):
+        return _sorted_later(ctx, parent.targets[0].id)
+    return False
+
+
+def _sorted_later(ctx: EvaluatorContext, name: str) -> bool:
+    uses = ctx.name_loads.get(name, [])
+    if not uses:
+        return True
+    for use in uses:
+        parent = ctx.parents.get(use)
+        if isinstance(parent, ast.Attribute) and parent.attr == "sort":
+            return True
+    return all(_order_free(ctx, use) for use in uses)
+
+
+def _iterated(ctx: EvaluatorContext, node: ast.AST) -> Iterator[ast.expr]:
+    if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+        yield node.iter
+    elif isinstance(node, ast.Call):
+        name = ctx.call_name(node)
+        if name in ITERATING:
+            yield from (a for a in node.args if not isinstance(a, ast.Starred))
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "extend") and node.args:
+            yield node.args[0]
+    elif isinstance(node, ast.Starred) and isinstance(ctx.parents.get(node), ast.List | ast.Tuple | ast.Call):
+        yield node.value
+
+
+def _set_names(ctx: EvaluatorContext) -> set[str]:
+    names: set[str] = set()
+    for name, values in ctx.assigned.items():
+        if values and all(_is_set(ctx, v, set()) for v in values):
+            names.add(name)
+    return names
+
+
+def _is_set(ctx: EvaluatorContext, expr: ast.AST, set_names: set[str]) -> bool:
+    if isinstance(expr, ast.Set | ast.SetComp):
+        return True
+    if isinstance(expr, ast.Call) and ctx.call_name(expr) in ("set", "frozenset"):
+        return True
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr | ast.BitAnd | ast.Sub | ast.BitXor):
+        return _is_set(ctx, expr.left, set_names) and _is_set(ctx, expr.right, set_names)
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr in ("union", "intersection", "difference", "symmetric_difference")
+    ):
+        return _is_set(ctx, expr.func.value, set_names)
+    return isinstance(expr, ast.Name) and expr.id in set_names
+
+
+def _wrap(ctx: EvaluatorContext, node: ast.AST) -> Fix:
+    rng = ctx.range_of(node)
+    return Fix(
+        FIX_TITLE,
+        (
+            TextEdit(ctx.relpath, Range(rng.start, rng.start), "sorted("),
+            TextEdit(ctx.relpath, Range(rng.end, rng.end), ")"),
+        ),
+    )

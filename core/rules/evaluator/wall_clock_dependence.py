@@ -1,0 +1,173 @@
+"""## What it does
+Flags wall-clock time, random UUIDs, `os.urandom` and `secrets` whose values can reach the score: the
+printed metric, result.json's score, a seed, a `random_state`, or a time-budget loop that decides how much
+is evaluated.
+
+## Why is this bad?
+A score that depends on when or how fast the evaluator ran is not a property of the candidate: two runs of
+the same commit disagree. Timing a run for a log line on stderr is fine and is not flagged.
+
+## Example
+```python
+rng = np.random.default_rng(int(time.time()))
+```
+
+Use instead:
+```python
+rng = np.random.default_rng(42)
+```
+
+## References
+- SPEC §3.1 The contract, item 4 (deterministic)
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+
+from core.diagnostics import Diagnostic, Severity
+from core.rules.evaluator.context import EvaluatorContext, walk, walk_no_nested
+from core.rules.evaluator.metric import metric_of
+from core.rules.evaluator.results import dict_of, result_writes
+
+CODE = "EV010"
+NAME = "wall-clock-dependence"
+SEVERITY = Severity.WARNING
+FIX_TITLE = None
+
+SOURCES = frozenset(
+    {
+        "time.time",
+        "time.time_ns",
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+        "datetime.datetime.today",
+        "datetime.date.today",
+        "uuid.uuid1",
+        "uuid.uuid4",
+        "os.urandom",
+    }
+)
+SEED_SINKS = frozenset(
+    {
+        "random.seed",
+        "numpy.random.seed",
+        "torch.manual_seed",
+        "numpy.random.default_rng",
+        "numpy.random.RandomState",
+        "random.Random",
+    }
+)
+
+
+def _is_source(ctx: EvaluatorContext, call: ast.Call) -> bool:
+    name = ctx.call_name(call)
+    return name is not None and (name in SOURCES or name.startswith("secrets."))
+
+
+class _Taint:
+    """Names (and local functions) whose value derives from a source call, with the calls they come from."""
+
+    def __init__(self, ctx: EvaluatorContext) -> None:
+        self.ctx = ctx
+        self.names: dict[str, set[int]] = {}
+        self.functions: dict[str, set[int]] = {}
+        self.calls: dict[int, ast.Call] = {id(c): c for c in ctx.calls if _is_source(ctx, c)}
+        if not self.calls:
+            return
+        assignments: list[tuple[list[str], ast.expr]] = []
+        for node in ctx.nodes:
+            if isinstance(node, ast.Assign):
+                assignments.append(([n for t in node.targets for n in _names(t)], node.value))
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
+                if node.value is not None:
+                    assignments.append((_names(node.target), node.value))
+            elif isinstance(node, ast.For | ast.comprehension):
+                assignments.append((_names(node.target), node.iter))
+        for _ in range(8):
+            changed = False
+            for targets, value in assignments:
+                origins = self.origins(value)
+                for target in targets:
+                    if origins - self.names.get(target, set()):
+                        self.names.setdefault(target, set()).update(origins)
+                        changed = True
+            for fname, func in ctx.functions.items():
+                returned: set[int] = set()
+                for node in walk_no_nested(func.body):
+                    if isinstance(node, ast.Return) and node.value is not None:
+                        returned |= self.origins(node.value)
+                if returned - self.functions.get(fname, set()):
+                    self.functions.setdefault(fname, set()).update(returned)
+                    changed = True
+            if not changed:
+                break
+
+    def origins(self, expr: ast.AST) -> set[int]:
+        found: set[int] = set()
+        for node in walk(expr):
+            if isinstance(node, ast.Call):
+                if id(node) in self.calls:
+                    found.add(id(node))
+                elif isinstance(node.func, ast.Name) and node.func.id in self.functions:
+                    found |= self.functions[node.func.id]
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.names:
+                found |= self.names[node.id]
+        return found
+
+
+def _names(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple | ast.List):
+        return [n for e in target.elts for n in _names(e)]
+    if isinstance(target, ast.Starred):
+        return _names(target.value)
+    return []
+
+
+def _sinks(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str]]:
+    info = metric_of(ctx)
+    if info is not None:
+        for arg in info.call.args:
+            yield arg, "the printed metric"
+    for write in result_writes(ctx):
+        found = dict_of(ctx, write.payload) if write.payload is not None else None
+        if found is not None and isinstance(found[1], ast.Dict):
+            for key, value in zip(found[1].keys, found[1].values, strict=True):
+                if key is not None and ctx.string_value(key) in ("score", "evaluation_output"):
+                    yield value, "the score in result.json"
+    for call in ctx.calls:
+        name = ctx.call_name(call)
+        if name in SEED_SINKS:
+            for arg in (*call.args, *(kw.value for kw in call.keywords)):
+                yield arg, "a seed"
+        for kw in call.keywords:
+            if kw.arg in ("random_state", "seed"):
+                yield kw.value, "a seed"
+    for node in ctx.nodes:
+        if isinstance(node, ast.While):
+            yield node.test, "a loop deciding how much is evaluated"
+        elif isinstance(node, ast.If) and any(
+            isinstance(n, ast.Break | ast.Continue | ast.Return) for n in walk_no_nested(node.body)
+        ):
+            yield node.test, "a branch deciding how much is evaluated"
+
+
+def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
+    taint = _Taint(ctx)
+    if not taint.calls:
+        return
+    reported: set[int] = set()
+    for expr, where in _sinks(ctx):
+        for origin in sorted(taint.origins(expr) - reported):
+            reported.add(origin)
+            call = taint.calls[origin]
+            label = ctx.call_name(call)
+            yield ctx.diagnostic(
+                sys.modules[__name__],
+                call,
+                f"`{label}()` can reach the score ({where}): repeated runs disagree",
+            )

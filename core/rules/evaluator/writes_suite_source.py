@@ -1,0 +1,87 @@
+"""## What it does
+Flags the evaluator writing a file with a source suffix (`.py`, `.sh`, `.js`, `.yaml`, ...) into the suite.
+
+## Why is this bad?
+Every source file under the suite is protected: a new or changed one makes the next guard check reject
+the run as tampering. Runtime artifacts (`result.json`, logs, predictions as `.csv`) are allowed.
+
+## Example
+```python
+(Path(__file__).parent / "generated_config.yaml").write_text(config)
+```
+
+Use instead:
+```python
+(Path(tempfile.mkdtemp()) / "generated_config.yaml").write_text(config)
+```
+
+## References
+- SPEC §4.2 Guard; Kapso "a new file under it is rejected when it is source by suffix"
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from core.diagnostics import Diagnostic, Severity
+from core.rules.evaluator.context import EvaluatorContext
+from core.rules.evaluator.paths import in_dir, writes
+
+CODE = "EV016"
+NAME = "writes-suite-source"
+SEVERITY = Severity.WARNING
+FIX_TITLE = None
+
+SOURCE_SUFFIXES = frozenset(
+    [
+        ".py",
+        ".pyi",
+        ".pyx",
+        ".pxd",
+        ".pth",
+        ".sh",
+        ".bash",
+        ".zsh",
+        ".fish",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".cfg",
+        ".ini",
+        ".ipynb",
+        ".r",
+        ".jl",
+        ".pl",
+        ".rb",
+        ".lua",
+        ".bat",
+        ".cmd",
+        ".ps1",
+        ".so",
+        ".dylib",
+        ".dll",
+        ".exe",
+        ".jar",
+        ".mk",
+        ".makefile",
+    ]
+)
+
+
+def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
+    for write in writes(ctx):
+        if write.through_handle or not in_dir(write.target, ctx.suite):
+            continue
+        path = PurePosixPath(write.target.path)
+        if path.suffix.lower() in SOURCE_SUFFIXES or path.name in ("Makefile", "Dockerfile", "conftest.py"):
+            yield ctx.diagnostic(
+                sys.modules[__name__],
+                write.call,
+                f"writes `{write.target.path}`, a source file inside the protected suite: the guard will reject the run",
+            )
