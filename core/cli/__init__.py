@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "core.cli.integrity_cmd",
     "core.cli.campaign_cmd",
     "core.cli.judge_cmd",
+    "core.cli.init_cmd",
 )
 
 

@@ -1,0 +1,118 @@
+"""`proctor init` (SPEC §3.4): the evaluator written from the brief passes check and verify."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+
+PREDICT = """\
+import argparse
+import csv
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--train")
+parser.add_argument("--test")
+parser.add_argument("--out")
+args = parser.parse_args()
+with open(args.test, newline="") as handle:
+    rows = list(csv.DictReader(handle))
+with open(args.out, "w", newline="") as handle:
+    handle.write("prediction\\n")
+    for row in rows:
+        handle.write(f"{float(row['x']) > 0.5:d}\\n" if {binary} else f"{2 * float(row['x']):.6f}\\n")
+"""
+
+
+def make_workspace(root: Path, brief: str, *, binary: bool = True) -> Path:
+    rng = random.Random(3)
+    (root / "kapso_datasets").mkdir(parents=True)
+    lines = ["id,x,y"]
+    for i in range(300):
+        x = rng.random()
+        y = int(x + rng.gauss(0, 0.2) > 0.5) if binary else 2 * x + rng.gauss(0, 0.1)
+        lines.append(f"{i},{x:.5f},{y}")
+    (root / "kapso_datasets" / "points.csv").write_text("\n".join(lines) + "\n")
+    (root / "solution").mkdir()
+    (root / "solution" / "predict.py").write_text(PREDICT.replace("{binary}", str(binary)))
+    (root / "proctor.toml").write_text('entry_point = "solution/predict.py"\ntimeout_s = 60\n')
+    (root / "brief.md").write_text(brief)
+    return root
+
+
+HOLD_OUT = (
+    "# Goal\nClassify points: accuracy above 0.8.\n\n"
+    "Measured by accuracy (higher is better) on `kapso_datasets/points.csv`, a 70/30 split with seed 5, "
+    "printed as `accuracy: <value>`.\n"
+)
+
+
+def test_init_writes_an_evaluator_that_passes_check_and_verify(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_workspace(tmp_path / "ws", HOLD_OUT)
+    assert main(["init", str(ws)]) == 0
+    assert "label column: `y`" in capsys.readouterr().out
+    evaluator = ws / "kapso_evaluation" / "evaluate.py"
+    assert "SEED = 5" in evaluator.read_text()
+    assert main(["check", str(ws), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [d for d in report["diagnostics"] if d["severity"] == "error"] == []
+    assert main(["verify", str(ws), "--format", "json"]) == 0
+    verify = json.loads(capsys.readouterr().out)
+    assert verify["verdict"] == "pass"
+    assert verify["metric"]["name"] == "accuracy"
+    assert {c["id"]: c["status"] for c in verify["clauses"]}["fails-loudly"] == "pass"
+
+
+def test_k_fold_regression_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    brief = (
+        "Measured by RMSE (lower is better) on kapso_datasets/points.csv with 5-fold cross-validation, "
+        "seed=11, printed as `rmse: <value>`.\n"
+    )
+    ws = make_workspace(tmp_path / "ws", brief, binary=False)
+    assert main(["init", str(ws), "--label", "y"]) == 0
+    text = (ws / "kapso_evaluation" / "evaluate.py").read_text()
+    assert "FOLDS = 5" in text
+    assert "DIRECTION = 'minimize'" in text
+    capsys.readouterr()
+    assert main(["verify", str(ws), "--format", "json"]) == 0
+    verify = json.loads(capsys.readouterr().out)
+    assert verify["metric"]["name"] == "rmse"
+    assert 0 < verify["metric"]["value"] < 0.5
+
+
+def test_incomplete_protocol_prints_the_brief_findings_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_workspace(tmp_path / "ws", "Measured by accuracy on kapso_datasets/points.csv.\n")
+    assert main(["init", str(ws)]) == 1
+    err = capsys.readouterr().err
+    assert "BR003" in err and "BR004" in err
+    assert "does not state: split, seed" in err
+    assert not (ws / "kapso_evaluation").exists()
+
+
+def test_existing_evaluator_needs_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = make_workspace(tmp_path / "ws", HOLD_OUT)
+    (ws / "kapso_evaluation").mkdir()
+    (ws / "kapso_evaluation" / "evaluate.py").write_text("# mine\n")
+    assert main(["init", str(ws)]) == 2
+    assert "already exists (use --force" in capsys.readouterr().err
+    assert (ws / "kapso_evaluation" / "evaluate.py").read_text() == "# mine\n"
+    assert main(["init", str(ws), "--force"]) == 0
+
+
+def test_unsupported_metric_and_missing_workspace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    brief = HOLD_OUT.replace("accuracy (higher", "BLEU (higher").replace("`accuracy:", "`bleu:")
+    ws = make_workspace(tmp_path / "ws", brief)
+    assert main(["init", str(ws)]) == 2
+    assert "cannot write an evaluator for metric 'BLEU'" in capsys.readouterr().err
+    shutil.rmtree(ws)
+    assert main(["init", str(ws)]) == 2
+    assert "no such workspace" in capsys.readouterr().err
