@@ -1,0 +1,1 @@
+"""Loopback fakes of the services Proctor talks to (OpenAI-compatible endpoints, GitHub)."""
