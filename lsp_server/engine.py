@@ -1,0 +1,410 @@
+"""What the server knows about each workspace, and the lint of one open document.
+
+Everything here is synchronous and fast (no client requests, no awaits): the server calls it from debounce
+timers and request handlers alike. Results are cached per document and re-used while the document's
+version, the settings, the workspace config, the live-integrity state and every file the lint read are
+unchanged, so a pull request for an unchanged document costs a few `stat` calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, evaluator_entry, validate_config_text
+from core.diagnostics import Diagnostic, Range
+from core.lint import classify, is_selected, lint_document
+from core.rules.base import DocumentKind, LintContext
+from lsp_server import convert, integrity
+from lsp_server.documents import Document, DocumentStore, split_lines
+from lsp_server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Token = tuple[object, ...]
+ROOT_MARKERS = (CONFIG_FILE, ".git", ".kapso")
+_STALE_RESULT_CODE = "EV017"
+
+
+class Overlay:
+    """Workspace files as the user sees them: open buffers first, then disk (cached by stat)."""
+
+    def __init__(self, docs: DocumentStore) -> None:
+        self._docs = docs
+        self._disk: dict[Path, tuple[Token, str | None]] = {}
+
+    def token(self, path: Path) -> Token:
+        doc = self._docs.by_path(path)
+        if doc is not None:
+            return ("buffer", id(doc), doc.version)
+        return self.disk_token(path)
+
+    @staticmethod
+    def disk_token(path: Path) -> Token:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return ("missing",)
+        return ("disk", st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def read(self, path: Path) -> str | None:
+        doc = self._docs.by_path(path)
+        if doc is not None:
+            return doc.text
+        token = self.token(path)
+        cached = self._disk.get(path)
+        if cached is not None and cached[0] == token:
+            return cached[1]
+        text: str | None = None
+        if token[0] == "disk" and path.is_file():
+            try:
+                text = path.read_bytes().decode("utf-8-sig")
+            except (OSError, UnicodeDecodeError):
+                text = None
+        self._disk[path] = (token, text)
+        return text
+
+    def content(self, path: Path) -> bytes | None:
+        """Bytes as the suite would hash them: the disk bytes when the buffer matches disk, else the buffer."""
+        doc = self._docs.by_path(path)
+        try:
+            on_disk: bytes | None = path.read_bytes()
+        except OSError:
+            on_disk = None
+        if doc is None:
+            return on_disk
+        if on_disk is not None and on_disk.decode("utf-8-sig", "replace") == doc.text:
+            return on_disk
+        return doc.text.encode("utf-8")
+
+
+@dataclass
+class Root:
+    """One workspace (a git root, or the folder holding proctor.toml) and its last valid config."""
+
+    path: Path
+    config: Config = field(default_factory=Config)
+    config_token: Token | None = None
+    generation: int = 0
+    integrity_generation: int = 0
+    baseline_token: Token | None = None
+    baseline: integrity.Baseline | None = None
+    tree_findings: list[Diagnostic] = field(default_factory=list)
+    tree_stale: bool = True
+    verify: VerifyOutcome | None = None
+
+
+@dataclass(frozen=True)
+class VerifyOutcome:
+    """`proctor.verify` findings for the evaluator, valid while its text is the one that was run."""
+
+    relpath: str
+    text_sha: str
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass
+class LintResult:
+    uri: str
+    version: int | None
+    key: Token
+    deps: dict[Path, Token]
+    diagnostics: list[Diagnostic]
+    items: list[types.Diagnostic]
+    result_id: str
+    root: Path | None
+    relpath: str | None
+
+
+@dataclass
+class ClientFeatures:
+    """What the client declared it can do, read once at initialize."""
+
+    encoding: str = convert.UTF16
+    related_information: bool = False
+    code_description: bool = False
+    pull: bool = False
+    refresh: bool = False
+    document_changes: bool = False
+    delete_files: bool = False
+    configuration: bool = False
+    work_done_progress: bool = False
+    watched_files_dynamic: bool = False
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Engine:
+    def __init__(self, docs: DocumentStore) -> None:
+        self.docs = docs
+        self.overlay = Overlay(docs)
+        self.client = ClientFeatures()
+        self.settings = Settings()
+        self.settings_generation = 0
+        self.folders: list[Path] = []
+        self.roots: dict[Path, Root] = {}
+        self._root_of_dir: dict[Path, Path] = {}
+        self._results: dict[str, LintResult] = {}
+
+    # -- workspaces -------------------------------------------------------------------------------------
+
+    def set_settings(self, settings: Settings) -> None:
+        if settings != self.settings:
+            self.settings = settings
+            self.settings_generation += 1
+
+    def root_for(self, path: Path) -> Root:
+        directory = path.parent
+        root_path = self._root_of_dir.get(directory)
+        if root_path is None:
+            root_path = self._find_root(directory)
+            self._root_of_dir[directory] = root_path
+        root = self.roots.get(root_path)
+        if root is None:
+            root = self.roots[root_path] = Root(root_path)
+        return root
+
+    def _find_root(self, directory: Path) -> Path:
+        for candidate in (directory, *directory.parents):
+            if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+                return candidate
+        containing = [f for f in self.folders if f == directory or f in directory.parents]
+        return max(containing, key=lambda f: len(f.parts)) if containing else directory
+
+    def refresh_config(self, root: Root) -> bool:
+        """Re-read proctor.toml / [tool.proctor] (buffer or disk) when either changed; True when it did."""
+        token = tuple(self.overlay.token(root.path / name) for name in (CONFIG_FILE, PYPROJECT_FILE))
+        if token == root.config_token:
+            return False
+        root.config_token = token
+        config = Config()
+        for name, pyproject in ((CONFIG_FILE, False), (PYPROJECT_FILE, True)):
+            text = self.overlay.read(root.path / name)
+            if text is None:
+                continue
+            parsed, problems = validate_config_text(text, root.path / name, pyproject=pyproject)
+            if problems or parsed is None:
+                # Keep the last valid config while the file is being edited; CF001 shows the problem.
+                return False
+            config = parsed
+            break
+        if config != root.config:
+            root.config = config
+            root.generation += 1
+            root.tree_stale = True
+            return True
+        return False
+
+    def relpath(self, root: Root, path: Path) -> str | None:
+        try:
+            return path.relative_to(root.path).as_posix()
+        except ValueError:
+            return None
+
+    def uri_of(self, root: Root) -> Callable[[str], str]:
+        def uri(relpath: str) -> str:
+            return from_fs_path(str(root.path / relpath)) or (root.path / relpath).as_uri()
+
+        return uri
+
+    def lines_of(self, root: Root) -> Callable[[str], Sequence[str]]:
+        def lines(relpath: str) -> Sequence[str]:
+            doc = self.docs.by_path(root.path / relpath)
+            if doc is not None:
+                return doc.lines
+            return split_lines(self.overlay.read(root.path / relpath) or "")
+
+        return lines
+
+    # -- live integrity ---------------------------------------------------------------------------------
+
+    def refresh_integrity(self, root: Root, *, force: bool = False) -> bool:
+        """Re-read the registry head and the suite on disk when they may have changed; True when they did."""
+        registry = root.path / integrity.REGISTRY_FILE
+        head_file = root.path / ".git" / "HEAD"
+        token = (self.overlay.token(registry), self.overlay.token(head_file), root.generation)
+        if token == root.baseline_token and not force and not root.tree_stale:
+            return False
+        before = (root.baseline, root.tree_findings)
+        if token != root.baseline_token or force:
+            root.baseline_token = token
+            head = integrity.read_head(root.path)
+            suite = root.config.evaluation_dir.strip("/")
+            known = root.baseline
+            if head is None:
+                root.baseline = None
+            elif known is None or known.head != head or known.suite != suite or known.manifest is None:
+                # Only a new head (or suite) needs a new baseline: the suite on disk may be edited by now.
+                root.baseline = integrity.find_baseline(root.path, suite, head)
+        open_paths = [
+            rel
+            for doc in self.docs.all()
+            if doc.path is not None and (rel := self.relpath(root, doc.path)) is not None
+        ]
+        root.tree_findings = (
+            [] if root.baseline is None else integrity.tree_findings(root.path, root.baseline, open_paths)
+        )
+        root.tree_stale = False
+        if (root.baseline, root.tree_findings) != before:
+            root.integrity_generation += 1
+            return True
+        return False
+
+    def tree_target(self, root: Root, affected: str) -> str:
+        """Where IN002/IN005 for `affected` are shown: the open suite document nearest to it, else the
+        registry file."""
+        suite = root.config.evaluation_dir.rstrip("/") + "/"
+        best: tuple[int, str] | None = None
+        for doc in self.docs.all():
+            rel = self.relpath(root, doc.path) if doc.path is not None else None
+            if rel is None or not rel.startswith(suite):
+                continue
+            shared = len(os.path.commonpath([rel, affected]).split("/")) if rel and affected else 0
+            if best is None or (shared, rel) > best:
+                best = (shared, rel)
+        return best[1] if best else integrity.REGISTRY_FILE
+
+    def integrity_findings(self, root: Root, relpath: str) -> list[Diagnostic]:
+        baseline = root.baseline
+        if baseline is None:
+            return []
+        found: list[Diagnostic] = []
+        suite = root.config.evaluation_dir.rstrip("/") + "/"
+        if relpath.startswith(suite):
+            path = root.path / relpath
+            content = self.overlay.content(path)
+            if integrity.in_manifest(baseline, relpath) and not path.exists():
+                found.append(integrity.deleted_finding(baseline, relpath))
+            elif content is not None:
+                found.extend(integrity.file_findings(baseline, relpath, content, os.access(path, os.X_OK)))
+        for finding in root.tree_findings:
+            if self.tree_target(root, finding.path) == relpath:
+                found.append(
+                    Diagnostic(
+                        finding.code, finding.name, finding.severity, relpath, finding.range, finding.message
+                    )
+                )
+        return found
+
+    # -- lint -------------------------------------------------------------------------------------------
+
+    def result(self, doc: Document) -> LintResult:
+        """The (cached) diagnostics of an open document."""
+        cached = self._results.get(doc.uri)
+        root = self.root_for(doc.path) if doc.path is not None else None
+        if root is not None:
+            self.refresh_config(root)
+            self.refresh_integrity(root)
+        key = self._key(doc, root)
+        if cached is not None and cached.key == key and self._deps_fresh(cached.deps):
+            return cached
+        result = self._lint(doc, root, key)
+        self._results[doc.uri] = result
+        return result
+
+    def cached(self, uri: str) -> LintResult | None:
+        return self._results.get(uri)
+
+    def forget(self, uri: str) -> None:
+        self._results.pop(uri, None)
+
+    def dependants(self, path: Path) -> list[str]:
+        """Open documents whose last lint read `path` (BR008 reads the evaluator from the brief)."""
+        return [
+            uri for uri, res in self._results.items() if path in res.deps and self.docs.get(uri) is not None
+        ]
+
+    def _key(self, doc: Document, root: Root | None) -> Token:
+        if root is None:
+            return (id(doc), doc.version, self.settings_generation, self.client.encoding)
+        disk: Token = ()
+        if root.baseline is not None and doc.path is not None:
+            # Live integrity compares the file on disk too: a save or an outside write changes the finding.
+            disk = self.overlay.disk_token(doc.path)
+        return (
+            id(doc),
+            doc.version,
+            self.settings_generation,
+            self.client.encoding,
+            root.path,
+            root.generation,
+            root.integrity_generation,
+            id(root.verify),
+            disk,
+        )
+
+    def _deps_fresh(self, deps: dict[Path, Token]) -> bool:
+        return all(self.overlay.token(path) == token for path, token in deps.items())
+
+    def _lint(self, doc: Document, root: Root | None, key: Token) -> LintResult:
+        relpath = self.relpath(root, doc.path) if root is not None and doc.path is not None else None
+        if root is None or relpath is None:
+            return LintResult(doc.uri, doc.version, key, {}, [], [], "empty", None, None)
+        deps: dict[Path, Token] = {}
+
+        def read_file(rel: str) -> str | None:
+            path = root.path / rel
+            deps[path] = self.overlay.token(path)
+            return self.overlay.read(path)
+
+        def exists(rel: str) -> bool:
+            path = root.path / rel
+            deps[path] = self.overlay.token(path)
+            return self.docs.by_path(path) is not None or path.exists()
+
+        config = root.config
+        ctx = LintContext(config=config, workspace=root.path, read_file=read_file, exists=exists)
+        select, ignore = self.settings.select, self.settings.ignore
+        found: list[Diagnostic] = []
+        kind = classify(relpath, config)
+        try:
+            if kind is not None:
+                found.extend(lint_document(relpath, doc.text, kind, ctx, select=select, ignore=ignore))
+            elif relpath == f"{config.evaluation_dir.rstrip('/')}/result.json":
+                found.extend(self._stale_result(root, relpath, ctx))
+        except Exception:
+            # A rule bug must not take the other diagnostics (or the server) down with it.
+            log.exception("linting %s failed", relpath)
+        found.extend(d for d in self.integrity_findings(root, relpath) if is_selected(d.code, select, ignore))
+        verify = root.verify
+        if verify is not None and verify.relpath == relpath and verify.text_sha == sha(doc.text):
+            found.extend(verify.diagnostics)
+        lines = doc.lines
+        items = [
+            convert.to_lsp_diagnostic(
+                d,
+                lines,
+                self.client.encoding,
+                uri_of=self.uri_of(root),
+                lines_of=self.lines_of(root),
+                related_support=self.client.related_information,
+                code_description_support=self.client.code_description,
+            )
+            for d in found
+        ]
+        result_id = hashlib.blake2b(repr((found, self.client.encoding)).encode(), digest_size=12).hexdigest()
+        return LintResult(doc.uri, doc.version, key, deps, found, items, result_id, root.path, relpath)
+
+    def _stale_result(self, root: Root, relpath: str, ctx: LintContext) -> list[Diagnostic]:
+        """A stale `<suite>/result.json` shows the evaluator's EV017 on itself (its fix deletes the file)."""
+        entry = evaluator_entry(root.config)
+        text = ctx.read_file(entry) if entry else None
+        if entry is None or text is None:
+            return []
+        found = lint_document(
+            entry, text, DocumentKind.EVALUATOR, ctx, select=self.settings.select, ignore=self.settings.ignore
+        )
+        return [
+            Diagnostic(d.code, d.name, d.severity, relpath, Range.line_start(0), d.message, d.fix, d.related)
+            for d in found
+            if d.code == _STALE_RESULT_CODE
+        ]

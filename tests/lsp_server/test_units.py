@@ -1,0 +1,118 @@
+"""The pure pieces: column conversion, LSP line splitting and incremental edits, noqa edits, settings."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from core.diagnostics import Range, TextEdit
+from lsp_server import actions, convert
+from lsp_server.documents import Document, split_lines
+from lsp_server.settings import Settings, parse_settings
+
+
+@pytest.mark.parametrize(
+    ("line", "column", "utf16", "utf8"),
+    [
+        ("abc", 2, 2, 2),
+        ("é = 1", 1, 1, 2),
+        ("x = '😀' + y", 6, 7, 9),
+        ("x = '😀' + y", 7, 8, 10),
+        ("naïve 👍🏽 ok", 9, 11, 16),
+        ("short", 99, 5, 5),
+    ],
+)
+def test_convert_column_both_ways(line: str, column: int, utf16: int, utf8: int) -> None:
+    assert convert.convert_column(line, column, convert.UTF16, to_client=True) == utf16
+    assert convert.convert_column(line, column, convert.UTF8, to_client=True) == utf8
+    assert convert.convert_column(line, column, convert.UTF32, to_client=True) == min(column, len(line))
+    back = min(column, len(line))
+    assert convert.convert_column(line, utf16, convert.UTF16, to_client=False) == back
+    assert convert.convert_column(line, utf8, convert.UTF8, to_client=False) == back
+
+
+def test_a_client_column_inside_a_surrogate_pair_maps_to_the_character() -> None:
+    assert convert.convert_column("a😀b", 2, convert.UTF16, to_client=False) == 2
+    assert convert.convert_column("a😀b", 3, convert.UTF16, to_client=False) == 2
+
+
+def test_lines_break_only_where_lsp_says() -> None:
+    text = "a\x0cb\u2028c\r\nd\re\n"
+    assert split_lines(text) == ["a\x0cb\u2028c", "d", "e", ""]
+
+
+def test_incremental_edits_after_form_feed_and_emoji() -> None:
+    doc = Document("file:///x.py", "x = 1\x0c  # 😀 here\nprint(x)\n", 1)
+    # Replace "here" (UTF-16 columns: the emoji counts 2) on the first LSP line.
+    start = "x = 1\x0c  # 😀 ".encode("utf-16-le")
+    col = len(start) // 2
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, col), types.Position(0, col + 4)), text="there"
+    )
+    doc.apply_change(change, convert.UTF16)
+    assert doc.text == "x = 1\x0c  # 😀 there\nprint(x)\n"
+    doc.apply_change(
+        types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(1, 6), types.Position(1, 7)), text="y"
+        ),
+        convert.UTF16,
+    )
+    assert doc.lines == ["x = 1\x0c  # 😀 there", "print(y)", ""]
+    doc.apply_change(types.TextDocumentContentChangeWholeDocument(text="new"), convert.UTF16)
+    assert doc.lines == ["new"]
+
+
+@pytest.mark.parametrize(
+    ("line", "markdown", "expected"),
+    [
+        ("x = 1", False, "x = 1  # proctor: noqa: EV011"),
+        ("x = 1  # comment", False, "x = 1  # comment  # proctor: noqa: EV011"),
+        ("x = 1  # proctor: noqa: EV009", False, "x = 1  # proctor: noqa: EV009, EV011"),
+        ("x = 1  # proctor: noqa", False, None),
+        ("x = 1  # proctor: noqa: EV011", False, None),
+        ("Measured by AUC.", True, "Measured by AUC. <!-- proctor: noqa: EV011 -->"),
+        (
+            "Measured by AUC. <!-- proctor: noqa: BR004 -->",
+            True,
+            "Measured by AUC. <!-- proctor: noqa: BR004, EV011 -->",
+        ),
+    ],
+)
+def test_noqa_edit(line: str, markdown: bool, expected: str | None) -> None:
+    edit = actions.noqa_edit("f", [line], 0, "EV011", markdown=markdown)
+    if expected is None:
+        assert edit is None
+        return
+    assert edit is not None
+    start, end = edit.range.start.character, edit.range.end.character
+    assert line[:start] + edit.new_text + line[end:] == expected
+
+
+def test_noqa_code_under_cursor() -> None:
+    line = "import socket  # proctor: noqa: EV009, EV011"
+    assert actions.noqa_code_at(line, line.index("EV011") + 1) == ("EV011", line.index("EV011"), len(line))
+    assert actions.noqa_code_at(line, 3) is None
+
+
+def test_fix_all_takes_non_overlapping_fixes_in_order() -> None:
+    from core.diagnostics import Diagnostic, Fix, Severity
+
+    def diag(code: str, edit: TextEdit) -> Diagnostic:
+        return Diagnostic(code, code, Severity.ERROR, "f.md", edit.range, "m", Fix("t", (edit,)))
+
+    a = diag("BR002", TextEdit("f.md", Range.of(0, 5, 0, 5), " on data"))
+    b = diag("BR003", TextEdit("f.md", Range.of(0, 5, 0, 5), ", 80/20"))
+    c = diag("BR004", TextEdit("f.md", Range.of(0, 0, 0, 9), "replaced"))
+    edits = actions.fix_all_edits([a, b, c], "f.md", "Measured by x\n")
+    assert [e.new_text for e in edits] == [" on data", ", 80/20"]
+
+
+def test_settings_accept_client_shapes_and_report_bad_values() -> None:
+    settings, problems = parse_settings(
+        {"proctor": {"select": "EV, BR", "debounceMs": 0, "interpreter": ["py"]}}
+    )
+    assert settings == Settings(select=("EV", "BR"), debounce_ms=0) and problems == []
+    settings, problems = parse_settings({"ignore": [1], "debounceMs": -5}, settings)
+    assert settings.debounce_ms == 0 and settings.ignore == ()
+    assert len(problems) == 2 and all("proctor." in p for p in problems)
+    assert parse_settings("nonsense")[1] == ["settings must be an object, got str"]
