@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps leeroo-kapso==0.7.10  # reference for the Kapso-compatibility tests
 	touch $(STAMP)
 
 install: $(STAMP)

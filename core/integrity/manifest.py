@@ -1,0 +1,258 @@
+"""The suite manifest and fingerprint, byte-for-byte Kapso's (SPEC §4.1), plus what Kapso does not record.
+
+`build_manifest` is Kapso 0.7.10's `build_evaluation_manifest` (same files, same digests, same order, same
+refusals), computed by a 2-thread chunked hasher; `manifest_fingerprint` is its `manifest_fingerprint`.
+`snapshot` adds the per-path `modes` (type and executable bit, including `__pycache__`/`*.pyc` entries the
+manifest skips) so the guard can see what content hashes cannot, without changing the evaluator_id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import stat
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from core.errors import IntegrityError, WorkspaceError
+from core.integrity.classify import is_junk
+
+if TYPE_CHECKING:
+    from core.config import Config
+
+Kind = Literal["file", "symlink", "dir", "submodule", "special"]
+_CHUNK = 1 << 20
+_PARALLEL_MIN_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    kind: Kind
+    executable: bool
+    size: int
+
+
+def _kind(mode: int) -> Kind:
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "special"
+
+
+def scan(root: Path, *, skip_root_git: bool = False) -> dict[str, FileInfo]:
+    """Every path under `root` (symlinks not followed), sorted like Kapso's `sorted(root.rglob("*"))`.
+
+    A directory holding a `.git` entry is a checked-out submodule; it is still descended into, because Kapso's
+    manifest hashes whatever is there.
+    """
+    found: list[tuple[tuple[str, ...], FileInfo]] = []
+
+    def walk(directory: str, prefix: tuple[str, ...]) -> None:
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read directory {directory}: {exc.strerror}") from None
+        for entry in entries:
+            if skip_root_git and not prefix and entry.name == ".git":
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise WorkspaceError(f"cannot stat {entry.path}: {exc.strerror}") from None
+            kind = _kind(st.st_mode)
+            parts = (*prefix, entry.name)
+            if kind == "dir" and os.path.lexists(os.path.join(entry.path, ".git")):
+                kind = "submodule"
+            executable = kind == "file" and bool(st.st_mode & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH))
+            found.append((parts, FileInfo(kind, executable, st.st_size if kind == "file" else 0)))
+            if kind in ("dir", "submodule"):
+                walk(entry.path, parts)
+
+    walk(str(root), ())
+    found.sort(key=lambda item: item[0])
+    return {"/".join(parts): info for parts, info in found}
+
+
+def _hash_one(path: str, buffer: bytearray) -> str:
+    digest = hashlib.sha256()
+    view = memoryview(buffer)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise WorkspaceError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        while True:
+            count = os.readv(fd, [view])
+            if not count:
+                break
+            digest.update(view[:count])
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def hash_files(paths: Sequence[Path | str], *, threads: int = 2, total_bytes: int | None = None) -> list[str]:
+    """sha256 hex of each file, read in 1 MiB chunks by `threads` workers (hashlib releases the GIL)."""
+    names = [os.fspath(p) for p in paths]
+    results: list[str] = [""] * len(names)
+    if total_bytes is None:
+        total_bytes = _PARALLEL_MIN_BYTES if len(names) > 64 else 0
+    workers = max(1, min(threads, len(names))) if total_bytes >= _PARALLEL_MIN_BYTES else 1
+    counter = itertools.count()
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        buffer = bytearray(_CHUNK)
+        try:
+            while not errors:
+                index = next(counter)
+                if index >= len(names):
+                    return
+                results[index] = _hash_one(names[index], buffer)
+        except BaseException as exc:
+            errors.append(exc)
+
+    if workers == 1:
+        work()
+    else:
+        pool = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def _check_suite_root(root: Path) -> None:
+    if root.is_symlink():
+        raise IntegrityError(f"the suite directory cannot be a symlink: {root}")
+    if not root.exists():
+        raise WorkspaceError(f"suite directory does not exist: {root}")
+    if not root.is_dir():
+        raise WorkspaceError(f"suite path is not a directory: {root}")
+
+
+def _manifest_from(root: Path, listing: Mapping[str, FileInfo], *, strict: bool) -> dict[str, str]:
+    wanted: list[str] = []
+    total = 0
+    for rel, info in listing.items():
+        if is_junk(rel):
+            continue
+        if info.kind == "symlink":
+            if strict:
+                raise IntegrityError(
+                    f"the suite contains a symlink: {rel} (Kapso cannot fingerprint it either; replace it by the file)"
+                )
+            continue
+        if info.kind != "file":
+            continue
+        wanted.append(rel)
+        total += info.size
+    digests = hash_files([root / rel for rel in wanted], total_bytes=total)
+    return dict(zip(wanted, digests, strict=True))
+
+
+def build_manifest(suite_dir: Path) -> dict[str, str]:
+    """Kapso's `build_evaluation_manifest`: {posix path: sha256} of every regular non-junk file."""
+    root = Path(suite_dir).expanduser()
+    _check_suite_root(root)
+    manifest = _manifest_from(root, scan(root), strict=True)
+    if not manifest:
+        raise IntegrityError(f"the suite directory contains no files: {root}")
+    return manifest
+
+
+def manifest_fingerprint(manifest: Mapping[str, str]) -> str:
+    """Kapso's `manifest_fingerprint`: the evaluator_id."""
+    encoded = json.dumps(dict(manifest), sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def mode_of(info: FileInfo) -> dict[str, str | bool]:
+    return {"type": info.kind, "executable": info.executable}
+
+
+@dataclass(frozen=True)
+class SuiteSnapshot:
+    """A suite's identity (manifest, evaluator_id) and what Kapso's identity ignores (modes, junk, inputs).
+
+    `junk` holds the sha256 of the `__pycache__`/`*.pyc` files the manifest skips (planted bytecode is IN005);
+    `inputs` holds digests of the protected inputs (data dir, brief, protected_paths) when the snapshot was
+    taken with a config, so `rehash_findings` also sees a run that rewrote them.
+    """
+
+    manifest: dict[str, str]
+    modes: dict[str, dict[str, str | bool]]
+    evaluator_id: str
+    junk: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)
+
+
+def snapshot(suite_dir: Path, config: Config | None = None) -> SuiteSnapshot:
+    """Manifest, modes and evaluator_id of a suite. Unlike `build_manifest` it records symlinks (in `modes`)
+    instead of refusing them, so a tampered tree can still be described; a clean suite gets Kapso's id."""
+    root = Path(suite_dir)
+    _check_suite_root(root)
+    listing = scan(root)
+    manifest = _manifest_from(root, listing, strict=False)
+    junk_files = [rel for rel, info in listing.items() if info.kind == "file" and is_junk(rel)]
+    junk = dict(zip(junk_files, hash_files([root / rel for rel in junk_files]), strict=True))
+    inputs: dict[str, str] = {}
+    if config is not None:
+        depth = len(Path(config.evaluation_dir).parts)
+        workspace = root.parents[depth - 1] if depth else root
+        inputs = input_digests(workspace, config)
+    return SuiteSnapshot(
+        manifest=manifest,
+        modes={rel: mode_of(info) for rel, info in listing.items()},
+        evaluator_id=manifest_fingerprint(manifest),
+        junk=junk,
+        inputs=inputs,
+    )
+
+
+def protected_inputs(config: Config) -> list[str]:
+    """Workspace-relative roots of the protected inputs (IN010): the data dir, the brief, protected_paths."""
+    roots = [config.data_dir, config.brief, *config.protected_paths]
+    cleaned = []
+    for raw in roots:
+        rel = Path(raw).as_posix().strip("/")
+        if rel and rel != "." and rel not in cleaned:
+            cleaned.append(rel)
+    return cleaned
+
+
+def describe_entry(workspace: Path, rel: str, info: FileInfo, digest: str = "") -> str:
+    """One comparable string per input path: type, exec bit and content (or symlink target)."""
+    if info.kind == "symlink":
+        return f"symlink:{os.readlink(workspace / rel)}"
+    if info.kind == "file":
+        return f"file:{'x' if info.executable else '-'}:{digest}"
+    return info.kind
+
+
+def input_digests(workspace: Path, config: Config) -> dict[str, str]:
+    """Describe every path under the protected inputs of `workspace` (missing roots are simply absent)."""
+    entries: dict[str, FileInfo] = {}
+    for root in protected_inputs(config):
+        target = workspace / root
+        if not os.path.lexists(target):
+            continue
+        st = target.lstat()
+        entries[root] = FileInfo(_kind(st.st_mode), bool(st.st_mode & 0o111) and stat.S_ISREG(st.st_mode), 0)
+        if entries[root].kind == "dir":
+            for rel, info in scan(target).items():
+                entries[f"{root}/{rel}"] = info
+    files = [rel for rel, info in entries.items() if info.kind == "file"]
+    digests = dict(zip(files, hash_files([workspace / rel for rel in files]), strict=True))
+    return {rel: describe_entry(workspace, rel, info, digests.get(rel, "")) for rel, info in entries.items()}
