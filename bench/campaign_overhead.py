@@ -1,0 +1,147 @@
+"""Campaign overhead (SPEC §11): per-candidate cost around the evaluator, and parallel efficiency.
+
+1. Per-candidate overhead with a trivial evaluator: a campaign of N candidates at parallel 1; for each
+   candidate, its measured time (materialize + guard + overlay + sandboxed run + re-hash) plus the parent's
+   record step (history + checkpoint), minus the evaluator process's own run time. Target: median ≤ 150 ms.
+2. 40 candidates at parallel 2 with an evaluator that takes a fixed time: the campaign's wall time against the
+   ideal, i.e. the 41 measurements (baseline + 40) as timed at parallel 1, divided over 2 workers.
+   Target: ≤ 1.15×.
+
+    .venv/bin/python bench/campaign_overhead.py [--candidates 20] [--work-s 0.25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.campaign import engine as engine_module
+from core.campaign import run_campaign
+
+GIT_ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def make_repo(root: Path, candidates: int, work_s: float) -> Path:
+    """A workspace whose evaluator prints `score: <value of solution/value.txt>` after `work_s` seconds."""
+    root.mkdir(parents=True)
+    git(root, "init", "--quiet", "--initial-branch=main")
+    (root / "kapso_evaluation").mkdir()
+    (root / "kapso_evaluation" / "evaluate.py").write_text(
+        "import time\nfrom pathlib import Path\n"
+        f"time.sleep({work_s})\n"
+        "print('score: ' + Path('solution/value.txt').read_text().strip())\n"
+    )
+    (root / "solution").mkdir()
+    (root / "solution" / "value.txt").write_text("0.5\n")
+    (root / "proctor.toml").write_text('metric = "score"\ntimeout_s = 60\n')
+    git(root, "add", "--all")
+    git(root, "commit", "--quiet", "-m", "baseline")
+    for i in range(candidates):
+        git(root, "checkout", "--quiet", "-b", f"candidate/c{i:03d}", "main")
+        (root / "solution" / "value.txt").write_text(f"0.{i + 1:03d}\n")
+        git(root, "commit", "--quiet", "-am", f"candidate {i}")
+    git(root, "checkout", "--quiet", "main")
+    return root
+
+
+class RecordTimer:
+    """Times the parent's record step (external → history → checkpoint) per candidate."""
+
+    def __init__(self) -> None:
+        self.durations: dict[int, float] = {}
+        self._original = engine_module._Scheduler._finish
+
+    def __enter__(self) -> RecordTimer:
+        timer = self
+        original = self._original
+
+        def timed(scheduler: engine_module._Scheduler, record: engine_module.CandidateRecord) -> None:
+            started = time.perf_counter()
+            original(scheduler, record)
+            timer.durations[record.index] = time.perf_counter() - started
+
+        engine_module._Scheduler._finish = timed  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        engine_module._Scheduler._finish = self._original  # type: ignore[method-assign]
+
+
+def overhead(tmp: Path, count: int) -> None:
+    repo = make_repo(tmp / "trivial", count, 0.0)
+    # A trivial evaluator's time is mostly interpreter start-up; time one bare start-up to subtract it.
+    starts = []
+    for _ in range(7):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "print('score: 1')"], check=True, capture_output=True)
+        starts.append(time.perf_counter() - started)
+    startup = statistics.median(starts)
+    with RecordTimer() as timer:
+        result = run_campaign(repo, campaign_id="overhead", parallel=1)
+    per_candidate = []
+    for record in result.candidates:
+        total = record.duration_s + timer.durations.get(record.index, 0.0)
+        per_candidate.append(total - startup)
+    median = statistics.median(per_candidate)
+    print(f"sandbox: {result.sandbox}")
+    print(
+        f"per-candidate overhead (materialize + guard + sandbox + record), trivial evaluator, {count} candidates: "
+        f"median {median * 1000:.0f} ms (target ≤ 150 ms; ratio {median / 0.150:.2f}×), "
+        f"interpreter start-up {startup * 1000:.0f} ms excluded, record step median "
+        f"{statistics.median(timer.durations.values()) * 1000:.0f} ms"
+    )
+
+
+def parallel_efficiency(tmp: Path, work_s: float) -> None:
+    repo = make_repo(tmp / "parallel", 40, work_s)
+    serial_started = time.perf_counter()
+    serial = run_campaign(repo, campaign_id="serial", parallel=1)
+    serial_wall = time.perf_counter() - serial_started
+    measured = serial.baseline.duration_s + sum(r.duration_s for r in serial.candidates)
+    started = time.perf_counter()
+    run_campaign(repo, campaign_id="parallel", parallel=2)
+    wall = time.perf_counter() - started
+    ideal = measured / 2
+    print(
+        f"40 candidates, evaluator {work_s * 1000:.0f} ms each: parallel 2 wall {wall:.2f} s, ideal {ideal:.2f} s "
+        f"(41 measurements of {measured:.2f} s at parallel 1, over 2 workers): {wall / ideal:.2f}× "
+        f"(target ≤ 1.15×); parallel 1 wall {serial_wall:.2f} s, speed-up {serial_wall / wall:.2f}×"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--candidates", type=int, default=20)
+    parser.add_argument("--work-s", type=float, default=0.25)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="proctor-bench-campaign-") as scratch:
+        tmp = Path(scratch)
+        overhead(tmp, args.candidates)
+        parallel_efficiency(tmp, args.work_s)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

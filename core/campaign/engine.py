@@ -1,0 +1,735 @@
+"""`run_campaign`: measure candidates against a baseline under one evaluator version (SPEC §5).
+
+The parent process plans, schedules measurements on a process pool, runs the external iteration evaluator,
+appends history and checkpoints after every candidate; workers only measure (core/campaign/worker.py). The
+baseline's config, command and suite are the only ones ever used: a candidate cannot choose how it is measured.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import glob
+import multiprocessing
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from core.atomic import atomic_write_json, atomic_write_text
+from core.campaign import candidates as sources
+from core.campaign.external import (
+    CandidateNode,
+    ExternalOutcome,
+    IterationEvaluationContext,
+    IterationEvaluator,
+    callable_identity,
+    load_evaluator,
+    normalize_failure_policy,
+    run_external,
+)
+from core.campaign.history import append_history, to_experiment_record
+from core.campaign.model import (
+    CampaignResult,
+    CandidateRecord,
+    Direction,
+    ScoredRow,
+    pick_winner,
+)
+from core.campaign.state import (
+    CampaignState,
+    Fingerprint,
+    PlannedCandidate,
+    campaign_dir,
+    check_campaign_id,
+    latest_campaign,
+    load_state,
+    new_campaign_id,
+    save_state,
+    state_path,
+)
+from core.campaign.stats import paired_bootstrap_se
+from core.campaign.worker import MeasureJob, init_worker, measure
+from core.errors import CampaignError, ConfigError, GitError
+from core.registry import EvaluatorRef
+
+if TYPE_CHECKING:
+    from core.config import Config
+    from core.integrity.manifest import SuiteSnapshot
+    from core.runner import SandboxChoice
+
+DELIVERED_PREFIX = "proctor/delivered"
+_MAX_POOL_RETRIES = 2
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """What a progress display needs after each step: counts, and the record that just finished."""
+
+    kind: Literal["start", "generating", "finished"]
+    campaign_id: str
+    total: int
+    done: int
+    running: int
+    scored: int
+    rejected: int
+    failed: int
+    record: CandidateRecord | None = None
+    baseline: CandidateRecord | None = None
+    message: str = ""
+
+
+ProgressCallback = Callable[[ProgressEvent], None]
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every step of one campaign shares, fixed before anything is measured."""
+
+    repo: Path
+    campaign_id: str
+    config: Config
+    baseline_ref: str
+    baseline_commit: str
+    baseline_dir: Path
+    snapshot: SuiteSnapshot
+    sandbox: SandboxChoice
+    work_root: Path
+    parallel: int
+    source: dict[str, Any]
+    evaluator: IterationEvaluator | None
+    policy: Literal["record", "raise"]
+
+
+def run_campaign(
+    repo: Path | str,
+    *,
+    baseline: str | None = None,
+    candidates: str | Sequence[str] | None = None,
+    generator: str | None = None,
+    iterations: int | None = None,
+    parallel: int | None = None,
+    sandbox: str | None = None,
+    resume: bool = False,
+    deliver: bool = False,
+    campaign_id: str | None = None,
+    iteration_evaluator: IterationEvaluator | str | None = None,
+    iteration_evaluator_failure_policy: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> CampaignResult:
+    """Run (or, with `resume`, continue) a campaign over `repo` and return its result.
+
+    Unset arguments come from the baseline commit's config (`[campaign]`), or on resume from the checkpoint.
+    `baseline` defaults to HEAD; `parallel` 0 means the number of CPUs. Raises ProctorError for anything that
+    stops the campaign from starting (exit 2 in the CLI); candidates' own failures are records, not errors.
+    """
+    root = _workspace(Path(repo))
+    stored: CampaignState | None = None
+    if resume:
+        cid = check_campaign_id(campaign_id) if campaign_id else latest_campaign(root)
+        stored = load_state(root, cid)
+    else:
+        cid = check_campaign_id(campaign_id or new_campaign_id())
+        if state_path(root, cid).exists():
+            raise CampaignError(
+                f"campaign {cid!r} already exists in {campaign_dir(root, cid)}: continue it with --resume, "
+                "or choose another --campaign-id"
+            )
+    with _work_root(cid) as work_root:
+        setup, state = _prepare(
+            root,
+            cid,
+            work_root,
+            stored=stored,
+            baseline=baseline,
+            candidates=candidates,
+            generator=generator,
+            iterations=iterations,
+            parallel=parallel,
+            sandbox=sandbox,
+            iteration_evaluator=iteration_evaluator,
+            policy=iteration_evaluator_failure_policy,
+        )
+        scheduler = _Scheduler(setup, state, progress)
+        state = scheduler.run()
+    result = build_result(state, root)
+    if deliver and result.winner is not None and result.winner.commit is not None:
+        branch = f"{DELIVERED_PREFIX}/{cid}"
+        from core.integrity.git import run_git
+
+        run_git(root, "update-ref", f"refs/heads/{branch}", result.winner.commit)
+        state = replace(state, delivered_branch=branch)
+        result = replace(result, delivered_branch=branch)
+    state = replace(state, complete=True)
+    save_state(root, state)
+    write_outputs(result)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------ setup
+
+
+def _workspace(repo: Path) -> Path:
+    from core.integrity.git import run_git
+
+    if not repo.is_dir():
+        raise CampaignError(f"workspace {str(repo)!r} does not exist")
+    try:
+        top = run_git(repo, "rev-parse", "--show-toplevel").strip()
+    except GitError:
+        raise CampaignError(f"{str(repo)!r} is not a git repository (a campaign measures commits)") from None
+    return Path(top).resolve()
+
+
+@contextlib.contextmanager
+def _work_root(cid: str) -> Any:
+    """A private temp dir for materialized trees; leftovers of a killed run of this campaign are removed."""
+    prefix = f"proctor-campaign-{cid}-"
+    for stale in glob.glob(os.path.join(tempfile.gettempdir(), glob.escape(prefix) + "*")):
+        shutil.rmtree(stale, ignore_errors=True)
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _prepare(
+    root: Path,
+    cid: str,
+    work_root: Path,
+    *,
+    stored: CampaignState | None,
+    baseline: str | None,
+    candidates: str | Sequence[str] | None,
+    generator: str | None,
+    iterations: int | None,
+    parallel: int | None,
+    sandbox: str | None,
+    iteration_evaluator: IterationEvaluator | str | None,
+    policy: str | None,
+) -> tuple[_Setup, CampaignState]:
+    from core.config import load_config
+    from core.integrity.git import resolve_commit
+    from core.integrity.guard import refuse_stale_result
+    from core.integrity.manifest import snapshot
+    from core.integrity.materialize import materialize
+    from core.runner import choose_sandbox
+
+    if stored is not None and baseline is None:
+        baseline_ref, baseline_commit = stored.baseline_ref, stored.fingerprint.baseline_commit
+    else:
+        baseline_ref = baseline or "HEAD"
+        baseline_commit = resolve_commit(root, baseline_ref)
+    baseline_dir = work_root / "baseline"
+    materialize(root, baseline_commit, baseline_dir)
+    try:
+        config = load_config(baseline_dir).config
+    except ConfigError as exc:
+        where = f"{baseline_ref}:{exc.path.relative_to(baseline_dir).as_posix()}"
+        raise ConfigError(where, exc.line, exc.key, exc.problem) from None
+    refuse_stale_result(baseline_dir, config)  # IN006: before anything runs
+    suite = snapshot(baseline_dir / config.evaluation_dir, config)
+    source = _candidate_source(stored, config, baseline_commit, candidates, generator, iterations)
+    evaluator, identity, failure_policy = _iteration_evaluator(stored, config, iteration_evaluator, policy)
+    fingerprint = Fingerprint(
+        evaluator_id=suite.evaluator_id,
+        command=config.command,
+        baseline_commit=baseline_commit,
+        candidate_source=source,
+        iteration_evaluator=identity,
+        iteration_evaluator_failure_policy=failure_policy,
+    )
+    if stored is not None:
+        changes = fingerprint.changes_from(stored.fingerprint)
+        if changes:
+            raise CampaignError(
+                f"cannot resume campaign {cid!r}: {'; '.join(changes)}. Restore it, or start a new campaign "
+                "(without --resume)"
+            )
+    choice = choose_sandbox(_sandbox_level(sandbox or config.campaign.sandbox))
+    workers = config.campaign.parallel if parallel is None else parallel
+    if workers < 0:
+        raise CampaignError(f"--parallel must be 0 (the number of CPUs) or more, found {workers}")
+    setup = _Setup(
+        repo=root,
+        campaign_id=cid,
+        config=config,
+        baseline_ref=baseline_ref,
+        baseline_commit=baseline_commit,
+        baseline_dir=baseline_dir,
+        snapshot=suite,
+        sandbox=choice,
+        work_root=work_root,
+        parallel=workers or (os.cpu_count() or 1),
+        source=source,
+        evaluator=evaluator,
+        policy=failure_policy,
+    )
+    if stored is not None:
+        return setup, replace(stored, complete=False, sandbox=choice.describe())
+    name, direction, goal = _protocol(config, baseline_dir)
+    planned: tuple[PlannedCandidate, ...] = ()
+    if source["kind"] == "refs":
+        resolved = sources.resolve_candidates(root, source["refs"])
+        planned = tuple(
+            PlannedCandidate(i, r.ref, r.commit, baseline_ref) for i, r in enumerate(resolved, start=1)
+        )
+    state = CampaignState(
+        campaign_id=cid,
+        created_at=datetime.now(UTC).isoformat(),
+        baseline_ref=baseline_ref,
+        fingerprint=fingerprint,
+        evaluator=evaluator_identity(root, suite.evaluator_id),
+        metric_name=name,
+        direction=direction,
+        goal=goal,
+        sandbox=choice.describe(),
+        planned=planned,
+    )
+    save_state(root, state)
+    return setup, state
+
+
+def _sandbox_level(level: str) -> Literal["auto", "process", "namespace"]:
+    if level == "auto":
+        return "auto"
+    if level == "process":
+        return "process"
+    if level == "namespace":
+        return "namespace"
+    raise CampaignError(f"sandbox must be auto, process or namespace, found {level!r}")
+
+
+def _candidate_source(
+    stored: CampaignState | None,
+    config: Config,
+    baseline_commit: str,
+    candidates: str | Sequence[str] | None,
+    generator: str | None,
+    iterations: int | None,
+) -> dict[str, Any]:
+    """The candidate source as recorded in the fingerprint; on resume, unset arguments mean "as before"."""
+    if candidates is not None and generator:
+        raise CampaignError("give either candidate refs or a generator, not both")
+    if stored is not None and candidates is None and not generator and iterations is None:
+        return dict(stored.fingerprint.candidate_source)
+    command = generator if generator else (config.campaign.generator if candidates is None else "")
+    if command:
+        count = iterations if iterations is not None else config.campaign.iterations
+        if count <= 0:
+            raise CampaignError("a generator needs --iterations N (N > 0): how many candidates to make")
+        return {"kind": "generator", "command": command, "iterations": count, "parent": baseline_commit}
+    if iterations:
+        raise CampaignError("--iterations needs --generator CMD (refs are measured once each)")
+    spec = candidates if candidates is not None else config.campaign.candidates
+    return {"kind": "refs", "refs": sources.normalize_spec(spec)}
+
+
+def _iteration_evaluator(
+    stored: CampaignState | None,
+    config: Config,
+    given: IterationEvaluator | str | None,
+    policy: str | None,
+) -> tuple[IterationEvaluator | None, str, Literal["record", "raise"]]:
+    spec: IterationEvaluator | str | None = (
+        given if given is not None else (config.campaign.iteration_evaluator or None)
+    )
+    evaluator = load_evaluator(spec) if isinstance(spec, str) else spec
+    failure_policy = normalize_failure_policy(
+        policy if policy is not None else config.campaign.iteration_evaluator_failure_policy
+    )
+    if stored is not None and given is None and not config.campaign.iteration_evaluator and policy is None:
+        # Resuming without naming the evaluator again: the identity check below says what is missing.
+        failure_policy = normalize_failure_policy(stored.fingerprint.iteration_evaluator_failure_policy)
+    identity = callable_identity(evaluator) if evaluator is not None else ""
+    return evaluator, identity, failure_policy
+
+
+def _protocol(config: Config, baseline_dir: Path) -> tuple[str, Direction, str]:
+    """Metric name, direction and goal: the config first, then the brief's protocol (SPEC §3.2)."""
+    name = config.metric
+    direction: Direction = config.direction
+    explicit_direction = "direction" in config.model_fields_set
+    goal = ""
+    protocol = _brief_protocol(config, baseline_dir)
+    if protocol is not None:
+        brief_metric, brief_direction, goal = protocol
+        name = name or brief_metric
+        if not explicit_direction and brief_direction in ("maximize", "minimize"):
+            direction = "maximize" if brief_direction == "maximize" else "minimize"
+    return name, direction, goal
+
+
+def _brief_protocol(config: Config, baseline_dir: Path) -> tuple[str, str, str] | None:
+    """(metric name, direction, goal) from the baseline's brief; None when it has none."""
+    from core.brief import parse_brief
+
+    try:
+        text = (baseline_dir / config.brief).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    parsed = parse_brief(text)
+    protocol = parsed.protocol
+    metric = (protocol.metric_name or "") if protocol is not None else ""
+    direction = protocol.direction.value if protocol is not None and protocol.direction is not None else ""
+    goal = parsed.goal.text if parsed.goal is not None else ""
+    return metric, direction, goal
+
+
+def evaluator_identity(repo: Path, evaluator_id: str) -> EvaluatorRef:
+    """The registered version whose id is the baseline suite's; version 0 when the suite is unregistered.
+
+    Scores never cross a version boundary: the campaign's scores all carry this one ref.
+    """
+    from core.registry import load_registry
+
+    for entry in load_registry(repo):
+        if entry.evaluator_id == evaluator_id:
+            return entry.ref
+    return EvaluatorRef(0, evaluator_id, "provided")
+
+
+# ------------------------------------------------------------------------------------------------ running
+
+
+class _Scheduler:
+    """Runs the measurements; owns the pool and is the only writer of state and history."""
+
+    def __init__(self, setup: _Setup, state: CampaignState, progress: ProgressCallback | None) -> None:
+        self.setup = setup
+        self.state = state
+        self.progress = progress
+        self.pool: cf.ProcessPoolExecutor | None = None
+        self.running = 0
+
+    def run(self) -> CampaignState:
+        try:
+            self._emit("start")
+            if self.setup.source["kind"] == "generator":
+                self._run_generator()
+            else:
+                jobs = [] if self.state.baseline is not None else [self._baseline_job()]
+                done = self.state.finished_indexes()
+                jobs += [self._job(p) for p in self.state.planned if p.index not in done and p.commit]
+                self._measure_all(jobs)
+        except BaseException:
+            self._abort()
+            raise
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        return self.state
+
+    def _abort(self) -> None:
+        """Interrupted (Ctrl-C, policy `raise`): stop now. Workers get SIGTERM and kill their evaluators;
+        the checkpoint already holds every finished candidate, so the campaign resumes from there."""
+        if self.pool is None:
+            return
+        workers = list(getattr(self.pool, "_processes", {}).values())
+        for process in workers:
+            with contextlib.suppress(OSError, AttributeError):
+                process.terminate()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            with contextlib.suppress(OSError, AttributeError, AssertionError):
+                process.join(timeout=5)
+
+    # -- jobs
+
+    def _baseline_job(self) -> MeasureJob:
+        s = self.setup
+        return self._job(PlannedCandidate(0, s.baseline_ref, s.baseline_commit, ""))
+
+    def _job(self, planned: PlannedCandidate) -> MeasureJob:
+        s = self.setup
+        assert planned.commit is not None
+        return MeasureJob(
+            repo=s.repo,
+            index=planned.index,
+            ref=planned.ref,
+            commit=planned.commit,
+            parent_ref=planned.parent_ref,
+            baseline_commit=s.baseline_commit,
+            baseline_dir=s.baseline_dir,
+            suite_snapshot=s.snapshot,
+            config=s.config,
+            sandbox=s.sandbox,
+            work_root=s.work_root,
+        )
+
+    def _pool(self) -> cf.ProcessPoolExecutor:
+        if self.pool is None:
+            self.pool = cf.ProcessPoolExecutor(
+                max_workers=self.setup.parallel,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=init_worker,
+                initargs=(os.getpid(),),
+            )
+        return self.pool
+
+    def _measure_all(self, jobs: list[MeasureJob]) -> None:
+        """Measure `jobs` `parallel` at a time; a worker that dies is retried in a fresh pool, then failed."""
+        attempts: dict[int, int] = {}
+        queue = list(jobs)
+        while queue:
+            futures = {self._pool().submit(measure, job): job for job in queue}
+            queue = []
+            self.running = len(futures)
+            for future in cf.as_completed(futures):
+                job = futures[future]
+                self.running = max(0, self.running - 1)
+                try:
+                    record = future.result()
+                except BrokenProcessPool:
+                    attempts[job.index] = attempts.get(job.index, 0) + 1
+                    if attempts[job.index] <= _MAX_POOL_RETRIES:
+                        queue.append(job)
+                        continue
+                    record = _died(job)
+                self._finish(record)
+            if queue and self.pool is not None:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+                self.pool = None
+        self.running = 0
+
+    def _run_generator(self) -> None:
+        s = self.setup
+        if self.state.baseline is None:
+            self._measure_all([self._baseline_job()])
+        planned = {p.index: p for p in self.state.planned}
+        for iteration in range(1, int(s.source["iterations"]) + 1):
+            if iteration in self.state.finished_indexes():
+                continue
+            plan = planned.get(iteration)
+            if plan is None or plan.commit is None:
+                plan = self._generate(iteration)
+            if plan.commit is None:
+                continue  # _generate recorded the failed candidate
+            self._measure_all([self._job(plan)])
+
+    def _generate(self, iteration: int) -> PlannedCandidate:
+        s = self.setup
+        ref = sources.generated_ref(s.campaign_id, iteration)
+        existing = sources.existing_generated(s.repo, s.campaign_id, iteration)
+        if existing is not None:
+            plan = PlannedCandidate(iteration, ref, existing, s.baseline_ref)
+            self.state = self.state.with_planned(plan)
+            save_state(s.repo, self.state)
+            return plan
+        self._emit("generating", message=f"generating candidate {iteration}")
+        feedback = sources.feedback_payload(
+            self.state.metric_name or (self.state.baseline.metric_name or "" if self.state.baseline else ""),
+            self.state.direction,
+            self.state.baseline,
+            self.state.records,
+        )
+        made = sources.run_generator(
+            s.repo,
+            command=str(s.source["command"]),
+            parent_commit=s.baseline_commit,
+            campaign_id=s.campaign_id,
+            iteration=iteration,
+            feedback=feedback,
+            timeout_s=s.config.timeout_s,
+            work_root=s.work_root,
+        )
+        plan = PlannedCandidate(iteration, made.ref, made.commit, s.baseline_ref)
+        self.state = self.state.with_planned(plan)
+        save_state(s.repo, self.state)
+        if made.commit is None:
+            self._finish(
+                CandidateRecord(
+                    index=iteration,
+                    ref=made.ref,
+                    commit=None,
+                    parent_ref=s.baseline_ref,
+                    status="failed",
+                    reason=made.reason,
+                    stdout_tail=made.stdout_tail,
+                    stderr_tail=made.stderr_tail,
+                    duration_s=made.duration_s,
+                    sandbox=s.sandbox.describe(),
+                )
+            )
+        return plan
+
+    # -- recording (the parent alone writes)
+
+    def _finish(self, record: CandidateRecord) -> None:
+        """External evaluator → history → checkpoint, in that order (SPEC §5.2)."""
+        s = self.setup
+        if record.index > 0 and s.evaluator is not None:
+            record = record.with_external(self._external(record))
+        entry = to_experiment_record(
+            s.campaign_id,
+            record,
+            metric_name=self.state.metric_name or record.metric_name or "score",
+            provenance=self.state.evaluator.provenance,
+        )
+        append_history(s.repo, [entry])
+        self.state = self.state.with_record(record)
+        save_state(s.repo, self.state)
+        self._emit("finished", record=record)
+
+    def _external(self, record: CandidateRecord) -> ExternalOutcome:
+        from core.integrity.materialize import materialize
+
+        s = self.setup
+        assert s.evaluator is not None
+        node = CandidateNode(
+            record.index,
+            record.ref,
+            record.commit or "",
+            record.parent_ref,
+            record.status,
+            record.score,
+            record.finding_codes,
+        )
+        workdir = Path(tempfile.mkdtemp(prefix=f"external-{record.index}-", dir=s.work_root))
+        try:
+            workspace = workdir / "workspace"
+            try:
+                if record.commit is None:
+                    raise ValueError("candidate does not identify a commit")
+                materialize(s.repo, record.commit, workspace)
+            except (ValueError, GitError) as exc:
+                if s.policy == "raise":
+                    from core.campaign.external import IterationEvaluationError
+
+                    raise IterationEvaluationError(
+                        f"iteration evaluator could not run for candidate {record.index} at {record.ref}: {exc}"
+                    ) from exc
+                return ExternalOutcome.failed(exc)
+            context = IterationEvaluationContext(
+                iteration=record.index,
+                goal=self.state.goal,
+                workspace_dir=workspace,
+                git_ref=record.ref,
+                parent_ref=record.parent_ref,
+                node=node,
+            )
+            return run_external(s.evaluator, context, s.policy)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _emit(self, kind: Literal["start", "generating", "finished"], **fields: Any) -> None:
+        if self.progress is None:
+            return
+        records = self.state.records
+        total = (
+            int(self.setup.source["iterations"])
+            if self.setup.source["kind"] == "generator"
+            else len(self.state.planned)
+        )
+        self.progress(
+            ProgressEvent(
+                kind=kind,
+                campaign_id=self.setup.campaign_id,
+                total=total,
+                done=len(records),
+                running=min(self.running, self.setup.parallel),
+                scored=sum(1 for r in records if r.status == "scored"),
+                rejected=sum(1 for r in records if r.status == "rejected"),
+                failed=sum(1 for r in records if r.status == "failed"),
+                baseline=self.state.baseline,
+                **fields,
+            )
+        )
+
+
+def _died(job: MeasureJob) -> CandidateRecord:
+    return CandidateRecord(
+        index=job.index,
+        ref=job.ref,
+        commit=job.commit,
+        parent_ref=job.parent_ref,
+        status="failed",
+        reason="the measuring process died (killed by the system, e.g. out of memory)",
+        sandbox=job.sandbox.describe(),
+    )
+
+
+# ------------------------------------------------------------------------------------------------ results
+
+
+def build_result(state: CampaignState, repo: Path) -> CampaignResult:
+    """The scoreboard, derived from the checkpoint alone (so a resumed campaign gives the same one)."""
+    baseline = state.baseline
+    if baseline is None:
+        raise CampaignError(f"campaign {state.campaign_id!r} has no baseline measurement yet: resume it")
+    metric = state.metric_name or baseline.metric_name or _first_metric(state.records) or "score"
+    direction: Direction = "minimize" if state.direction == "minimize" else "maximize"
+    baseline = _check_metric(baseline, metric)
+    records = [_check_metric(r, metric) for r in state.records]
+    base_score = baseline.score if baseline.status == "scored" else None
+    rows = []
+    for record in records:
+        delta = stderr = None
+        if record.status == "scored" and record.score is not None and base_score is not None:
+            delta = record.score - base_score
+            stderr = paired_bootstrap_se(baseline.per_item_scores, record.per_item_scores)
+        rows.append(ScoredRow(record, delta, stderr))
+    notes = list(state.notes)
+    if state.evaluator.version == 0:
+        notes.append(
+            "the suite is not registered (version 0): `proctor registry register` gives it a version"
+        )
+    if baseline.status != "scored":
+        notes.append(
+            f"the baseline was {baseline.status}: {baseline.reason}; no deltas, any scored candidate wins"
+        )
+    return CampaignResult(
+        campaign_id=state.campaign_id,
+        repo=repo,
+        evaluator=state.evaluator,
+        metric_name=metric,
+        direction=direction,
+        baseline=baseline,
+        rows=tuple(rows),
+        winner=pick_winner(base_score, records, direction),
+        delivered_branch=state.delivered_branch,
+        campaign_dir=campaign_dir(repo, state.campaign_id),
+        sandbox=state.sandbox,
+        goal=state.goal,
+        notes=tuple(notes),
+    )
+
+
+def _first_metric(records: Sequence[CandidateRecord]) -> str | None:
+    return next((r.metric_name for r in sorted(records, key=lambda r: r.index) if r.metric_name), None)
+
+
+def _check_metric(record: CandidateRecord, metric: str) -> CandidateRecord:
+    """A score under another metric name is not comparable: such a run counts as failed."""
+    if (
+        record.status != "scored"
+        or record.metric_name is None
+        or record.metric_name.lower() == metric.lower()
+    ):
+        return record
+    return replace(
+        record,
+        status="failed",
+        score=None,
+        reason=f"printed metric {record.metric_name!r}, but the campaign measures {metric!r}",
+    )
+
+
+def write_outputs(result: CampaignResult) -> None:
+    """scoreboard.json (schema 1) and the self-contained report.html, each replaced atomically."""
+    from core.report.campaign_render import render_html
+
+    atomic_write_json(result.scoreboard_path, result.to_json())
+    atomic_write_text(result.report_path, render_html(result))
+
+
+def load_result(repo: Path | str, campaign_id: str | None = None) -> CampaignResult:
+    """The result of a finished (or partly run) campaign from its checkpoint, without measuring anything."""
+    root = _workspace(Path(repo))
+    cid = check_campaign_id(campaign_id) if campaign_id else latest_campaign(root)
+    return build_result(load_state(root, cid), root)
