@@ -5,9 +5,8 @@ worse model, one that edits the evaluator, one that plants bytecode in `kapso_ev
 replace the metric module at import, one that crashes), then runs `proctor check`, `proctor verify` and a
 campaign, and prints the scoreboard, the rejected-candidate report and where the HTML report is.
 
-The evaluator keeps its metric in a suite-local module, `kapso_evaluation/metrics.py`, because that is what a
-planted `.pyc` can replace: when the example computes the metric inline, the demo moves the metric function
-(and the helpers and imports it uses) into that module, the way a maintainer would.
+The example's evaluator keeps its metric in a suite-local module, `kapso_evaluation/metrics.py`: that is what
+a planted `.pyc` replaces.
 """
 
 from __future__ import annotations
@@ -198,47 +197,11 @@ def _planted_bytecode(metrics_source: str, function: str) -> bytes:
 
 
 def _ensure_metric_module(suite: Path) -> str:
-    """The name of the metric function in `<suite>/metrics.py`, moving it out of evaluate.py if needed."""
+    """The name of the metric function in `<suite>/metrics.py` (what a planted `.pyc` replaces)."""
     module = suite / f"{METRIC_MODULE}.py"
-    if module.exists():
-        return _metric_function(ast.parse(module.read_text(encoding="utf-8")), module)
-    entry = suite / "evaluate.py"
-    text = entry.read_text(encoding="utf-8")
-    tree = ast.parse(text)
-    name = _metric_function(tree, entry)
-    lines = text.splitlines(keepends=True)
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    wanted = [name, *sorted(_helpers(functions[name], functions) - {name})]
-    used = set().union(*(_names(functions[n]) for n in wanted))
-    imports = [
-        node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom) and _binds(node, used)
-    ]
-    future = "from __future__ import annotations\n"
-    segments = [_segment(lines, node) for node in imports if not _is_future(node)]
-    body = "\n\n".join(_segment(lines, functions[n]) for n in wanted)
-    module.write_text(
-        '"""The evaluator\'s metric, kept in a suite-local module that evaluate.py imports."""\n\n'
-        + future
-        + "\n"
-        + "".join(segments)
-        + "\n\n"
-        + body
-        + "\n",
-        encoding="utf-8",
-    )
-    target = functions[name]
-    start = (target.decorator_list[0].lineno if target.decorator_list else target.lineno) - 1
-    end = target.end_lineno or target.lineno
-    last_import = max(
-        (node.end_lineno or node.lineno)
-        for node in tree.body
-        if isinstance(node, ast.Import | ast.ImportFrom)
-    )
-    kept = lines[:start] + lines[end:]
-    insert_at = last_import if last_import <= start else last_import - (end - start)
-    kept.insert(insert_at, f"from {METRIC_MODULE} import {name}\n")
-    entry.write_text("".join(kept), encoding="utf-8")
-    return name
+    if not module.is_file():
+        raise WorkspaceError(f"{module}: the demo needs the example's suite-local metric module")
+    return _metric_function(ast.parse(module.read_text(encoding="utf-8")), module)
 
 
 def _metric_function(tree: ast.Module, path: Path) -> str:
@@ -246,39 +209,6 @@ def _metric_function(tree: ast.Module, path: Path) -> str:
         if isinstance(node, ast.FunctionDef) and node.name.lower().startswith(METRIC_FUNCTION_PREFIXES):
             return node.name
     raise WorkspaceError(f"{path}: no metric function (a top-level function named auc*/metric*/score*)")
-
-
-def _helpers(function: ast.FunctionDef, functions: dict[str, ast.FunctionDef]) -> set[str]:
-    """Top-level functions `function` calls, transitively."""
-    found = {function.name}
-    pending = [function]
-    while pending:
-        for name in _names(pending.pop()):
-            if name in functions and name not in found:
-                found.add(name)
-                pending.append(functions[name])
-    return found
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-def _binds(node: ast.Import | ast.ImportFrom, used: set[str]) -> bool:
-    return _is_future(node) or any((alias.asname or alias.name.split(".")[0]) in used for alias in node.names)
-
-
-def _is_future(node: ast.Import | ast.ImportFrom) -> bool:
-    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
-
-
-def _segment(lines: list[str], node: ast.stmt) -> str:
-    first = (
-        node.decorator_list[0].lineno
-        if isinstance(node, ast.FunctionDef) and node.decorator_list
-        else node.lineno
-    )
-    return "".join(lines[first - 1 : node.end_lineno or node.lineno])
 
 
 # ------------------------------------------------------------------------------------- the run

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from metrics import auc_placements
 
 SUITE = Path(__file__).resolve().parent
 ROOT = SUITE.parent
@@ -117,26 +118,6 @@ def read_predictions(path: Path, expected: int) -> np.ndarray:
     return np.asarray(values)
 
 
-def auc_placements(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Per-row AUC placement values (DeLong): their mean is exactly the ROC AUC, so rows can be bootstrapped.
-
-    A positive row scores the share of negatives it outranks, a negative row the share of positives that
-    outrank it; ties count one half.
-    """
-    positives, negatives = scores[labels == 1], scores[labels == 0]
-    if len(positives) == 0 or len(negatives) == 0:
-        fail("the test split has a single class; AUC is undefined")
-    negatives_sorted, positives_sorted = np.sort(negatives), np.sort(positives)
-    below = np.searchsorted(negatives_sorted, positives, side="left")
-    not_above = np.searchsorted(negatives_sorted, positives, side="right")
-    above = len(positives) - np.searchsorted(positives_sorted, negatives, side="right")
-    not_below = len(positives) - np.searchsorted(positives_sorted, negatives, side="left")
-    placements = np.empty(len(scores))
-    placements[labels == 1] = (below + not_above) / (2.0 * len(negatives))
-    placements[labels == 0] = (above + not_below) / (2.0 * len(positives))
-    return placements
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description="Score solution/predict.py by ROC AUC on the hold-out split."
@@ -161,7 +142,10 @@ def main() -> None:
         run_candidate(work / "train.csv", work / "test_features.csv", work / "predictions.csv")
         predictions = read_predictions(work / "predictions.csv", len(test_rows))
 
-    placements = auc_placements(labels, predictions)
+    try:
+        placements = auc_placements(labels, predictions)
+    except ValueError as exc:
+        fail(str(exc))
     score = round(float(placements.mean()), DECIMALS)
     result = {
         "evaluation_script_path": "kapso_evaluation/evaluate.py",
