@@ -3,9 +3,11 @@
 Every run gets its own session/process group, rlimits (CPU time, open files, core size 0, optional address
 space), a wall-clock deadline after which the WHOLE group is SIGKILLed, stdout/stderr read with a selector so
 a grandchild that keeps a pipe open cannot hang us, each stream capped at its last 1 MiB, and an environment
-built from an allow-list (never tokens or secrets). The `namespace` level adds a private network namespace
-(`unshare -rn`, or bubblewrap) so the evaluator has no network at all. `auto` probes once per process and
-picks the strongest level that works here, and says which.
+built from an allow-list (never tokens or secrets). The `namespace` level adds private user, network, pid and
+IPC namespaces and a filesystem that is read-only outside the run's cwd, its scratch dir and a private /tmp
+(bubblewrap, or `unshare` plus a tiny init), so the evaluator has no network and cannot leave anything
+behind for the next run. `auto` probes once per process, picks the strongest level that works here, and
+says which.
 
 The sandbox levels, the environment allow-list and the rlimits live in core/sandbox.py and are re-exported
 here. Nothing holds process-wide state except the probe cache, so the runner is safe to use from a process
@@ -33,9 +35,9 @@ from core.sandbox import (
     SandboxChoice,
     SandboxLevel,
     choose_sandbox,
-    namespace_prefix,
     reset_probe_cache,
     rlimits_preexec,
+    sandbox_argv,
     scrubbed_env,
 )
 
@@ -263,12 +265,7 @@ def run_evaluator(
     try:
         env = scrubbed_env(extra_env, scratch=scratch)
         argv[0] = _resolve_program(argv[0], cwd, env["PATH"])
-        full = argv
-        if choice.level == "namespace":
-            program = shutil.which(choice.mechanism)
-            if program is None:
-                raise RunnerError(f"sandbox mechanism {choice.mechanism!r} is not installed")
-            full = [*namespace_prefix(choice.mechanism, program), *argv]
+        full = sandbox_argv(choice, argv, cwd=cwd, scratch=scratch)
         started = time.monotonic()
         try:
             proc = subprocess.Popen(

@@ -1,8 +1,14 @@
 """Sandbox levels, the scrubbed environment and resource limits for evaluator runs (SPEC §4.3).
 
 `process`: own session/process group, rlimits, wall-clock kill of the whole group, capped output (the last
-three live in core/runner.py). `namespace`: the same inside a private network namespace (`unshare -rn`, or
-bubblewrap), so the evaluator has no network at all. `auto` probes once per process which of these works.
+three live in core/runner.py). `namespace`: the same inside private user, network, pid and IPC namespaces,
+with the whole filesystem read-only except the run's working directory, its scratch dir (HOME, TMPDIR, the
+bytecode prefix) and a private /tmp — so a hostile candidate can neither reach the network nor leave
+anything behind for the next run (a patched site-packages, a planted hook in a `.git/config`, a daemon).
+bubblewrap does this directly; without it `unshare` starts a tiny init (`_mount_init`) that remounts
+everything read-only, re-binds the writable paths and drops every capability before exec. When only the
+network part works, the choice says so. `auto` probes once per process which of these really works here and
+picks the strongest.
 
 The environment is built from an allow-list. PYTHONPYCACHEPREFIX points at a fresh per-run directory so a
 bytecode file planted in the workspace's `__pycache__/` is never read (IN005); to keep runs fast, that
@@ -14,6 +20,8 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
+import functools
 import hashlib
 import math
 import os
@@ -23,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -31,15 +40,20 @@ from typing import Literal
 from core.errors import RunnerError
 
 __all__ = [
+    "READ_ONLY_REASON",
     "SandboxChoice",
     "SandboxLevel",
     "choose_sandbox",
     "namespace_prefix",
     "rlimits_preexec",
+    "sandbox_argv",
     "scrubbed_env",
 ]
 
 SandboxLevel = Literal["auto", "process", "namespace"]
+
+READ_ONLY_REASON = "no network, read-only filesystem outside the workspace"
+"""What a full `namespace` run gets, in the words describe() shows."""
 
 _PROBE_TIMEOUT_S = 10.0
 _OPEN_FILES_LIMIT = 4096
@@ -65,11 +79,16 @@ _ALLOWED_ENV = (
 
 @dataclass(frozen=True)
 class SandboxChoice:
-    """The isolation a run actually got: level `process|namespace`, mechanism `none|unshare|bwrap`, and why."""
+    """The isolation a run actually got: level `process|namespace`, mechanism `none|unshare|bwrap`, and why.
+
+    `read_only_fs` (namespace only) says whether everything outside the workspace, the scratch dir and a
+    private /tmp is read-only; it is False only where the probe found that just the network part works.
+    """
 
     level: str
     mechanism: str
     reason: str
+    read_only_fs: bool = True
 
     def describe(self) -> str:
         if self.mechanism == "none":
@@ -95,7 +114,7 @@ def choose_sandbox(requested: SandboxLevel) -> SandboxChoice:
     found = _namespace_probe()
     if isinstance(found, SandboxChoice):
         if requested == "auto":
-            return SandboxChoice(found.level, found.mechanism, f"auto: {found.reason}")
+            return dataclasses.replace(found, reason=f"auto: {found.reason}")
         return found
     if requested == "namespace":
         raise RunnerError(
@@ -118,51 +137,277 @@ def reset_probe_cache() -> None:
 
 
 def _probe_uncached() -> SandboxChoice | str:
-    """Try each mechanism for real: it must start a process whose network namespace differs from ours."""
+    """Try each variant for real, strongest first; the first that passes _probe_variant wins."""
     try:
         ours = os.readlink("/proc/self/ns/net")
     except OSError as exc:
         return f"cannot read /proc/self/ns/net: {exc.strerror}"
-    failures = []
-    for mechanism in ("unshare", "bwrap"):
-        program = shutil.which(mechanism)
-        if program is None:
-            failures.append(f"{mechanism}: not installed")
+    failures: dict[str, str] = {}
+    for mechanism, read_only in (("bwrap", True), ("unshare", True), ("unshare", False)):
+        if shutil.which(mechanism) is None:
+            failures[mechanism] = "not installed"
             continue
-        argv = [*namespace_prefix(mechanism, program), "readlink", "/proc/self/ns/net"]
+        reason = READ_ONLY_REASON
+        if not read_only:
+            why = failures.get(mechanism, "not tried")
+            reason = f"no network, but the filesystem stays writable: read-only mounts fail here ({why})"
+        choice = SandboxChoice("namespace", mechanism, reason, read_only_fs=read_only)
+        problem = _probe_variant(choice, ours)
+        if problem is None:
+            return choice
+        key = mechanism if read_only else f"{mechanism} (network only)"
+        failures[key] = problem
+    return "; ".join(f"{name}: {problem}" for name, problem in failures.items())
+
+
+# `echo >`, not `: >`: a failed redirection on a special builtin would end the shell.
+_PROBE_SCRIPT = (
+    'readlink /proc/self/ns/net; echo > inside && echo > "$TMPDIR/tmpfile" && echo writable; '
+    'echo > "$1/escaped" 2>/dev/null; exit 0'
+)
+
+
+def _probe_variant(choice: SandboxChoice, ours: str) -> str | None:
+    """None when `choice` really works: a new network namespace, cwd and TMPDIR writable, and — for a
+    read-only variant — a write to a directory outside the run (not under /tmp) does not land."""
+    root = Path(tempfile.mkdtemp(prefix="proctor-probe-"))
+    outside = _outside_probe_dir(root)
+    try:
+        cwd, scratch = root / "work", root / "scratch"
+        for directory in (cwd, scratch / "tmp"):
+            directory.mkdir(parents=True)
+        sh = shutil.which("sh") or "/bin/sh"
+        env = {"PATH": os.environ.get("PATH", _DEFAULT_PATH), "LANG": "C", "TMPDIR": str(scratch / "tmp")}
         try:
+            argv = sandbox_argv(
+                choice, [sh, "-c", _PROBE_SCRIPT, "sh", str(outside)], cwd=cwd, scratch=scratch
+            )
             done = subprocess.run(
                 argv,
+                cwd=cwd,
                 capture_output=True,
                 text=True,
                 timeout=_PROBE_TIMEOUT_S,
                 stdin=subprocess.DEVNULL,
-                env={"PATH": os.environ.get("PATH", _DEFAULT_PATH), "LANG": "C"},
+                env=env,
                 check=False,
             )
-        except (OSError, subprocess.SubprocessError) as exc:
-            failures.append(f"{mechanism}: {exc}")
-            continue
-        theirs = done.stdout.strip()
+        except (OSError, subprocess.SubprocessError, RunnerError) as exc:
+            return str(exc)
+        lines = done.stdout.split()
         if done.returncode != 0:
-            reason = _last_line(done.stderr) or "no output"
-            failures.append(f"{mechanism}: exit {done.returncode}: {reason}")
-        elif not theirs.startswith("net:") or theirs == ours:
-            failures.append(f"{mechanism}: did not create a new network namespace")
-        else:
-            how = "`unshare -rn`" if mechanism == "unshare" else "`bwrap --unshare-net`"
-            return SandboxChoice("namespace", mechanism, f"{how} works here: no network")
-    return "; ".join(failures)
+            return f"exit {done.returncode}: {_last_line(done.stderr) or 'no output'}"
+        if not lines or not lines[0].startswith("net:") or lines[0] == ours:
+            return "did not create a new network namespace"
+        if "writable" not in lines or not (cwd / "inside").is_file():
+            return "the working directory or TMPDIR was not writable inside"
+        if choice.read_only_fs and (outside / "escaped").exists():
+            return "a write outside the workspace went through"
+        return None
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+def _outside_probe_dir(fallback_parent: Path) -> Path:
+    """A directory the probe tries to write into from inside: in Proctor's cache, so not under /tmp (which
+    the sandbox replaces anyway), falling back to one under /tmp when the cache is not writable."""
+    try:
+        parent = _cache_root()
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="probe-", dir=parent))
+    except OSError:
+        path = fallback_parent / "outside"
+        path.mkdir()
+        return path
+
+
+def _cache_root() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "proctor"
 
 
 def namespace_prefix(mechanism: str, program: str) -> list[str]:
-    """The argv prefix that runs a command in a fresh user + network namespace."""
+    """The argv prefix that runs a command in a fresh user + network namespace (network isolation only)."""
     if mechanism == "unshare":
         # -r maps our uid to root in a new user namespace, which lets an unprivileged user create -n.
         return [program, "-rn", "--"]
     if mechanism == "bwrap":
         return [program, "--unshare-net", "--dev-bind", "/", "/", "--die-with-parent", "--"]
     raise RunnerError(f"unknown sandbox mechanism {mechanism!r}: expected unshare or bwrap")
+
+
+def sandbox_argv(choice: SandboxChoice, argv: Sequence[str], *, cwd: Path, scratch: Path) -> list[str]:
+    """The full argv that runs `argv` under `choice`, with `cwd` and `scratch` the only writable paths.
+
+    Binds are listed parents first, so a cwd or scratch under /tmp lands on top of the private /tmp, not
+    under it. The interpreter's own prefix stays read-only even when it lies inside cwd (a venv in the
+    workspace), so site-packages can never be patched for the next run.
+    """
+    if choice.level != "namespace":
+        return list(argv)
+    program = shutil.which(choice.mechanism)
+    if program is None:
+        raise RunnerError(f"sandbox mechanism {choice.mechanism!r} is not installed")
+    if not choice.read_only_fs:
+        return [*namespace_prefix(choice.mechanism, program), *argv]
+    workdir = os.path.realpath(cwd)
+    writable = sorted({workdir, os.path.realpath(scratch)}, key=lambda p: (p.count(os.sep), p))
+    read_only = _interpreter_paths_inside(writable)
+    if choice.mechanism == "bwrap":
+        binds = [arg for path in writable for arg in ("--bind", path, path)]
+        binds += [arg for path in read_only for arg in ("--ro-bind", path, path)]
+        return [
+            program,
+            *("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"),
+            # Run as root, bwrap keeps every capability (CAP_SYS_ADMIN: remount / read-write) unless told.
+            *("--cap-drop", "ALL"),
+            *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"),
+            *("--tmpfs", "/tmp"),
+            *binds,
+            *("--chdir", workdir, "--"),
+            *argv,
+        ]
+    if choice.mechanism == "unshare":
+        spec = ["--chdir", workdir]
+        spec += [arg for path in writable for arg in ("--rw", path)]
+        spec += [arg for path in read_only for arg in ("--ro", path)]
+        return [
+            program,
+            *("--user", "--map-root-user", "--net", "--ipc", "--pid", "--fork", "--kill-child"),
+            *("--mount-proc", "--"),
+            *(sys.executable, "-I", "-S", "-B", "-c", _mount_init_source()),
+            *spec,
+            "--",
+            *argv,
+        ]
+    raise RunnerError(f"unknown sandbox mechanism {choice.mechanism!r}: expected unshare or bwrap")
+
+
+def _interpreter_paths_inside(writable: Sequence[str]) -> list[str]:
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return sorted(
+        p for p in prefixes if any(p != w and p.startswith(w.rstrip(os.sep) + os.sep) for w in writable)
+    )
+
+
+@functools.cache
+def _mount_init_source() -> str:
+    import inspect
+
+    try:
+        source = inspect.getsource(_mount_init)
+    except (OSError, TypeError) as exc:  # installed without .py sources
+        raise RunnerError(f"cannot read the sandbox init's source for `unshare`: {exc}") from None
+    return f"{source}\n_mount_init(__import__('sys').argv[1:])\n"
+
+
+def _mount_init(args: list[str]) -> None:  # pragma: no cover - runs inside the namespace, as its own process
+    """The init `unshare` runs: make every mount read-only, put a fresh tmpfs on /tmp and /dev/shm, bind the
+    writable paths back, drop every capability, then exec the evaluator.
+
+    Runs as `python -I -S -B -c <this source>` in the new user+mount namespace, so it must be self-contained.
+    Without the capability drop the evaluator (root in its namespace) could simply remount / read-write;
+    any namespace it creates itself copies these mounts locked. Exit 125 means the sandbox was not built.
+    """
+    import ctypes
+    import errno
+    import os
+
+    rdonly, nosuid, nodev, noexec, remount_flag, nosymfollow, bind, rec = 1, 2, 4, 8, 32, 256, 4096, 16384
+    st_nosymfollow = 8192
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+    def die(message: str) -> None:
+        os.write(2, f"proctor sandbox: {message}\n".encode(errors="replace"))
+        os._exit(125)
+
+    def mount(
+        source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
+    ) -> int:
+        raw = [None if s is None else os.fsencode(s) for s in (source, target, fstype, data)]
+        return 0 if libc.mount(raw[0], raw[1], raw[2], flags, raw[3]) == 0 else ctypes.get_errno()
+
+    def remount(path: str, read_only: bool) -> int:
+        # Per-mount flags inherited from the parent namespace are locked: pass them back unchanged.
+        try:
+            have = os.statvfs(path).f_flag
+        except OSError as exc:
+            return exc.errno or errno.EIO
+        keep = (have & (nosuid | nodev | noexec)) | (nosymfollow if have & st_nosymfollow else 0)
+        return mount(None, path, None, remount_flag | bind | keep | (rdonly if read_only else 0))
+
+    def mount_points() -> list[str]:
+        with open("/proc/self/mountinfo", "rb") as handle:
+            raw = [line.split()[4] for line in handle]
+        # mountinfo escapes space, tab, newline and backslash as \ooo octal.
+        return list(dict.fromkeys(os.fsdecode(p.decode("unicode_escape").encode("latin-1")) for p in raw))
+
+    def under(path: str, roots: list[str]) -> bool:
+        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+    split = args.index("--")
+    options, argv = args[:split], args[split + 1 :]
+    workdir, writable, read_only = "/", [], []
+    for flag, value in zip(options[::2], options[1::2], strict=True):
+        if flag == "--chdir":
+            workdir = value
+        elif flag == "--rw":
+            writable.append(value)
+        elif flag == "--ro":
+            read_only.append(value)
+    # Held open so a writable path under /tmp can be bound back after the private tmpfs hides it.
+    handles = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in writable}
+    for point in mount_points():
+        failed = remount(point, True)
+        # Not a mount root any more (hidden under another mount) or not reachable: nothing to protect.
+        if failed and failed not in (errno.EINVAL, errno.ENOENT, errno.EACCES):
+            die(f"cannot make {point} read-only: {os.strerror(failed)}")
+    private = [p for p in ("/tmp", "/dev/shm") if os.path.isdir(p)]
+    for point in private:
+        failed = mount("tmpfs", point, "tmpfs", nosuid | nodev, "mode=1777")
+        if failed:
+            die(f"cannot mount a private tmpfs on {point}: {os.strerror(failed)}")
+    for path in writable:
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as exc:
+            die(f"cannot create {path}: {exc.strerror}")
+        failed = mount(f"/proc/self/fd/{handles[path]}", path, None, bind | rec) or remount(path, False)
+        if failed:
+            die(f"cannot make {path} writable: {os.strerror(failed)}")
+    for path in read_only:
+        failed = mount(path, path, None, bind | rec) or remount(path, True)
+        if failed:
+            die(f"cannot make {path} read-only: {os.strerror(failed)}")
+    for point in [*mount_points(), *read_only]:
+        if under(point, writable + private) and not under(point, read_only):
+            continue
+        try:
+            still_writable = not os.statvfs(point).f_flag & rdonly
+        except OSError:
+            continue
+        if still_writable:
+            die(f"{point} is still writable")
+    with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as handle:
+        last_cap = int(handle.read())
+    for cap in range(last_cap + 1):
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            die(f"cannot drop capability {cap}: {os.strerror(ctypes.get_errno())}")
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL (absent before Linux 4.3)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    if libc.capset(header, (ctypes.c_uint32 * 6)()) != 0:
+        die(f"cannot drop capabilities: {os.strerror(ctypes.get_errno())}")
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        die(f"cannot set no_new_privs: {os.strerror(ctypes.get_errno())}")
+    for handle_fd in handles.values():
+        os.close(handle_fd)
+    try:
+        os.chdir(workdir)  # the inherited cwd still points at the read-only mount underneath
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        die(f"cannot start {argv[0]}: {exc.strerror}")
 
 
 def _last_line(text: str) -> str:
@@ -224,6 +469,7 @@ def scrubbed_env(extra: Mapping[str, str] | None = None, *, scratch: Path | None
 
 # --------------------------------------------------------------------------------------------- bytecode mirror
 
+_MIRROR_GRACE_S = 24 * 3600
 _mirror_lock = threading.Lock()
 _mirror_cache: dict[str, Path | None] = {}
 
@@ -238,7 +484,15 @@ def _prepare_pycache(pycache: Path) -> None:
     mirror = _bytecode_mirror()
     if mirror is None:
         return
-    for entry in os.scandir(mirror):
+    try:
+        entries = list(os.scandir(mirror))
+    except FileNotFoundError:
+        # Another process replaced the mirror after a package change: look it up again, once.
+        with _mirror_lock:
+            _mirror_cache.clear()
+        mirror = _bytecode_mirror()
+        entries = list(os.scandir(mirror)) if mirror is not None and mirror.is_dir() else []
+    for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             link = pycache / entry.name
             if not link.exists():
@@ -274,7 +528,7 @@ def _bytecode_mirror() -> Path | None:
         dirs = _interpreter_dirs()
         interpreter = hashlib.sha256(repr((sys.executable, sys.version)).encode()).hexdigest()[:12]
         state = hashlib.sha256(repr([(d, os.stat(d).st_mtime_ns) for d in dirs]).encode()).hexdigest()[:12]
-        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "proctor" / "pycache"
+        root = _cache_root() / "pycache"
         target = root / f"{interpreter}-{state}"
         result: Path | None = target
         if not (target / ".complete").is_file():
@@ -311,9 +565,12 @@ def _build_mirror(target: Path, dirs: list[str]) -> None:
             if not (target / ".complete").is_file():
                 raise
         interpreter = target.name.split("-")[0]
+        stale_before = time.time() - _MIRROR_GRACE_S
         for old in target.parent.glob(f"{interpreter}-*"):
-            if old != target and old.is_dir():
-                shutil.rmtree(old, ignore_errors=True)  # the same interpreter before a package changed
+            # The same interpreter before a package changed; a running process may still use a recent one.
+            with contextlib.suppress(OSError):
+                if old != target and old.is_dir() and old.stat().st_mtime < stale_before:
+                    shutil.rmtree(old, ignore_errors=True)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import py_compile
@@ -9,8 +10,10 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -26,6 +29,7 @@ from core.runner import (
     run_evaluator,
     scrubbed_env,
 )
+from core.sandbox import READ_ONLY_REASON, _bytecode_mirror, _probe_variant
 
 PY = "python"
 IN_CI = os.environ.get("CI") == "true"
@@ -311,31 +315,289 @@ def test_namespace_level_blocks_tcp_to_loopback(tmp_path: Path, loopback_server:
     assert result.sandbox.level == "namespace"
 
 
+@pytest.mark.parametrize("read_only", [True, False], ids=["read-only", "network-only"])
 @pytest.mark.parametrize("mechanism", ["unshare", "bwrap"])
 def test_each_installed_namespace_mechanism_blocks_tcp(
-    tmp_path: Path, loopback_server: int, mechanism: str
+    tmp_path: Path, loopback_server: int, mechanism: str, read_only: bool
 ) -> None:
-    _namespace_or_skip()
-    if shutil.which(mechanism) is None:
-        pytest.skip(f"{mechanism} is not installed")
-    choice = SandboxChoice("namespace", mechanism, "test")
+    choice = _mechanism_or_skip(mechanism, read_only)
     command = _script(tmp_path, "connect.py", _CONNECT)
     result = run_evaluator(command, tmp_path, timeout_s=30, sandbox=choice, extra_args=[str(loopback_server)])
-    if result.returncode != 0 and mechanism in result.stderr:
-        pytest.skip(f"{mechanism} cannot create namespaces here: {result.stderr.strip()}")
     assert result.stdout.startswith("blocked"), (result.stdout, result.stderr)
+
+
+def _marked(marker: str) -> list[int]:
+    """Live processes whose command line contains `marker` (pids in our namespace, whatever the run's is)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and _alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def _none_marked_soon(marker: str) -> bool:
+    for _ in range(100):
+        if not _marked(marker):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _sleeper(marker: str, *, new_session: bool) -> str:
+    """Evaluator source starting a 60 s grandchild tagged with `marker` (its pid differs inside a pid ns)."""
+    return (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}],"
+        f" start_new_session={new_session})\n"
+        "print('started', flush=True)\n"
+    )
 
 
 def test_namespace_run_still_times_out_the_whole_group(tmp_path: Path) -> None:
     choice = _namespace_or_skip()
-    command = _script(
-        tmp_path,
-        "hang.py",
-        "import subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
-        "open('grandchild.pid', 'w').write(str(child.pid))\n"
-        "time.sleep(120)\n",
+    marker = f"proctor-test-{uuid.uuid4().hex}"
+    command = _script(tmp_path, "hang.py", _sleeper(marker, new_session=False) + "time.sleep(120)\n")
+    try:
+        result = run_evaluator(command, tmp_path, timeout_s=1.5, sandbox=choice)
+        assert result.timed_out and result.stdout == "started\n"
+        assert _none_marked_soon(marker)
+    finally:
+        for pid in _marked(marker):
+            os.kill(pid, 9)
+
+
+def test_namespace_run_leaves_no_daemon_behind_even_one_in_its_own_session(tmp_path: Path) -> None:
+    """A setsid() daemon escapes the process-group kill; the pid namespace dies with the evaluator."""
+    choice = _read_only_namespace_or_skip()
+    marker = f"proctor-test-{uuid.uuid4().hex}"
+    command = _script(tmp_path, "daemon.py", _sleeper(marker, new_session=True) + "time.sleep(0.5)\n")
+    try:
+        result = run_evaluator(command, tmp_path, timeout_s=30, sandbox=choice)
+        assert result.ok, result.stderr
+        assert result.stdout == "started\n"
+        assert _none_marked_soon(marker)
+    finally:
+        for pid in _marked(marker):
+            os.kill(pid, 9)
+
+
+# --------------------------------------------------------------------------------------------- filesystem
+
+
+def _read_only_namespace_or_skip() -> SandboxChoice:
+    choice = _namespace_or_skip()
+    if not choice.read_only_fs:
+        if IN_CI:
+            pytest.fail(f"CI=true but the namespace sandbox cannot make the filesystem read-only: {choice}")
+        pytest.skip(f"the namespace sandbox here only removes the network: {choice.reason}")
+    return choice
+
+
+def _mechanism_or_skip(mechanism: str, read_only: bool) -> SandboxChoice:
+    """`mechanism` on its own (not just the one auto picks); skipped where this machine cannot run it."""
+    _namespace_or_skip()
+    if shutil.which(mechanism) is None:
+        pytest.skip(f"{mechanism} is not installed")
+    choice = SandboxChoice("namespace", mechanism, "test", read_only_fs=read_only)
+    problem = _probe_variant(choice, os.readlink("/proc/self/ns/net"))
+    if problem is not None:
+        if IN_CI and mechanism == "bwrap":
+            pytest.fail(f"CI=true but bwrap cannot build the sandbox: {problem}")
+        pytest.skip(f"{mechanism} cannot build this sandbox here: {problem}")
+    return choice
+
+
+@pytest.fixture(params=["chosen", "bwrap", "unshare"])
+def read_only_choice(request: pytest.FixtureRequest) -> SandboxChoice:
+    """The sandbox `namespace` picks, then each mechanism on its own."""
+    if request.param == "chosen":
+        return _read_only_namespace_or_skip()
+    return _mechanism_or_skip(str(request.param), read_only=True)
+
+
+@pytest.fixture
+def outside_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory outside the run and NOT under /tmp (inside the sandbox /tmp is private anyway)."""
+    for parent in (Path("/var/tmp"), Path.home() / ".cache"):
+        try:
+            path = Path(tempfile.mkdtemp(prefix="proctor-test-outside-", dir=parent))
+            break
+        except OSError:
+            continue
+    else:
+        path = tmp_path / "outside"
+        path.mkdir()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# Each target: "write" appends to (or creates) a file; "open" only opens an existing file for writing, never
+# writing, so a broken sandbox cannot damage the real interpreter or repository the test points it at.
+_TAMPER = (
+    "import errno, json, os, sys\n"
+    "results = {}\n"
+    "for name, path, how in json.loads(sys.argv[1]):\n"
+    "    path = os.path.expandvars(path)\n"
+    "    try:\n"
+    "        if how == 'write':\n"
+    "            with open(path, 'a', encoding='utf-8') as handle:\n"
+    "                handle.write('tampered\\n')\n"
+    "        else:\n"
+    "            os.close(os.open(path, os.O_WRONLY | os.O_APPEND))\n"
+    "        results[name] = 'ok'\n"
+    "    except OSError as exc:\n"
+    "        results[name] = errno.errorcode.get(exc.errno or 0, str(exc))\n"
+    "print(json.dumps(results))\n"
+)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _git_init(path: Path) -> Path:
+    subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "init", "--quiet", str(path)],
+        check=True,
+        capture_output=True,
+        env={"PATH": os.environ["PATH"], "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(path.parent)},
     )
-    result = run_evaluator(command, tmp_path, timeout_s=1.5, sandbox=choice)
-    assert result.timed_out
-    assert _gone_soon(int((tmp_path / "grandchild.pid").read_text()))
+    return path / ".git" / "config"
+
+
+def test_namespace_blocks_writes_outside_the_workspace(
+    tmp_path: Path, outside_dir: Path, read_only_choice: SandboxChoice
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    victims = {"outside": outside_dir / "victim.txt", "outside-in-tmp": tmp_path / "sibling" / "victim.txt"}
+    for victim in victims.values():
+        victim.parent.mkdir(exist_ok=True)
+        victim.write_text("original\n", encoding="utf-8")
+    git_config = _git_init(outside_dir / "repo")
+    site_packages = Path(pytest.__file__).resolve().parent.parent  # the interpreter's site-packages
+    token = uuid.uuid4().hex
+    planted = {
+        "site-packages-new": site_packages / f"proctor_sandbox_test_{token}.py",
+        "home": Path.home() / f".proctor_sandbox_test_{token}",
+        "tmp": Path("/tmp") / f"proctor_sandbox_test_{token}",
+    }
+    mirror = _bytecode_mirror()
+    if mirror is not None:
+        planted["bytecode-mirror"] = mirror / f"proctor_sandbox_test_{token}.pyc"
+    before = {"git-config": _digest(git_config), "site-packages-file": _digest(Path(pytest.__file__))}
+    targets = [
+        *[(name, str(path), "write") for name, path in victims.items()],
+        ("git-config", str(git_config), "write"),
+        ("site-packages-file", str(Path(pytest.__file__)), "open"),
+        *[(name, str(path), "write") for name, path in planted.items()],
+        ("cwd", str(work / "made-inside.txt"), "write"),
+        ("tmpdir", "$TMPDIR/made-inside.txt", "write"),
+    ]
+    command = _script(work, "tamper.py", _TAMPER)
+    try:
+        result = run_evaluator(
+            command, work, timeout_s=30, sandbox=read_only_choice, extra_args=[json.dumps(targets)]
+        )
+        assert result.ok, result.stderr
+        outcome = json.loads(result.stdout)
+        blocked = {name for name, status in outcome.items() if status != "ok"}
+        assert blocked == set(outcome) - {"cwd", "tmpdir", "tmp"}, outcome
+        assert {outcome[name] for name in blocked} <= {"EROFS", "ENOENT", "EACCES"}, outcome
+        if Path("/tmp") not in outside_dir.parents:  # a path that exists inside too: refused, not missing
+            assert {outcome[name] for name in ("outside", "git-config")} == {"EROFS"}, outcome
+        for victim in victims.values():
+            assert victim.read_text(encoding="utf-8") == "original\n"
+        assert _digest(git_config) == before["git-config"]
+        assert _digest(Path(pytest.__file__)) == before["site-packages-file"]
+        assert not [path for path in planted.values() if path.exists()]  # /tmp inside was private
+        assert (work / "made-inside.txt").read_text(encoding="utf-8") == "tampered\n"
+    finally:
+        for path in planted.values():
+            path.unlink(missing_ok=True)
+
+
+_REMOUNT = (
+    "import ctypes, os, sys\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "MS_REMOUNT, MS_BIND = 32, 4096\n"
+    "for point in ('/', sys.argv[1]):\n"
+    "    done = libc.mount(None, point.encode(), None, ctypes.c_ulong(MS_REMOUNT | MS_BIND), None)\n"
+    "    print('remounted' if done == 0 else 'refused', point)\n"
+    "try:\n"
+    "    with open(sys.argv[2], 'a', encoding='utf-8') as handle:\n"
+    "        handle.write('tampered\\n')\n"
+    "    print('wrote')\n"
+    "except OSError as exc:\n"
+    "    print('blocked', exc.strerror)\n"
+)
+
+
+def test_namespace_evaluator_cannot_remount_the_filesystem_writable(
+    tmp_path: Path, outside_dir: Path, read_only_choice: SandboxChoice
+) -> None:
+    """The evaluator is root in its user namespace: without dropped capabilities it could undo the mounts."""
+    victim = outside_dir / "victim.txt"
+    victim.write_text("original\n", encoding="utf-8")
+    command = _script(tmp_path, "remount.py", _REMOUNT)
+    result = run_evaluator(
+        command, tmp_path, timeout_s=30, sandbox=read_only_choice, extra_args=[str(outside_dir), str(victim)]
+    )
+    assert result.ok, result.stderr
+    assert result.stdout.splitlines() == [
+        "refused /",
+        f"refused {outside_dir}",
+        "blocked Read-only file system"
+        if Path("/tmp") not in outside_dir.parents
+        else "blocked No such file or directory",
+    ]
+    assert victim.read_text(encoding="utf-8") == "original\n"
+
+
+def test_interpreter_inside_the_workspace_stays_read_only(read_only_choice: SandboxChoice) -> None:
+    """A venv inside the run's cwd (verify in a workspace with .venv/) is not the candidate's to patch."""
+    prefix = Path(sys.prefix).resolve()
+    workspace = prefix.parent
+    if workspace == Path("/"):
+        pytest.skip("the interpreter's prefix is directly under /")
+    target = Path(pytest.__file__).resolve()
+    if prefix not in target.parents:
+        pytest.skip("pytest is not installed inside the interpreter's prefix")
+    before = _digest(target)
+    # Only opens for writing, never writes: the workspace here is a real directory the test does not own.
+    command = f'{PY} -c "import os, sys; os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND))"'
+    result = run_evaluator(
+        command, workspace, timeout_s=30, sandbox=read_only_choice, extra_args=[str(target)]
+    )
+    assert not result.ok
+    assert "Read-only file system" in result.stderr
+    assert _digest(target) == before
+
+
+def test_describe_says_what_the_namespace_run_got() -> None:
+    choice = _read_only_namespace_or_skip()
+    assert choice.describe() == f"namespace via {choice.mechanism} ({READ_ONLY_REASON})"
+    assert READ_ONLY_REASON == "no network, read-only filesystem outside the workspace"
+    auto = choose_sandbox("auto")
+    assert auto.describe() == f"namespace via {choice.mechanism} (auto: {READ_ONLY_REASON})"
+    network_only = SandboxChoice("namespace", "unshare", "why", read_only_fs=False)
+    assert (network_only.level, network_only.mechanism, network_only.reason) == (
+        "namespace",
+        "unshare",
+        "why",
+    )
+
+
+def test_namespace_python_run_still_loads_interpreter_bytecode_and_third_party_modules(
+    tmp_path: Path,
+) -> None:
+    choice = _read_only_namespace_or_skip()
+    command = f'{PY} -c "import json, numpy; print(json.dumps(int(numpy.arange(4).sum())))"'
+    result = run_evaluator(command, tmp_path, timeout_s=60, sandbox=choice)
+    assert (result.ok, result.stdout) == (True, "6\n"), result.stderr
