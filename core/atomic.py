@@ -10,12 +10,30 @@ from pathlib import Path
 from typing import Any
 
 
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 def atomic_write_bytes(path: Path | str, data: bytes) -> None:
-    """Write `data` to `path` via temp file + fsync + os.replace, then fsync the directory."""
+    """Write `data` to `path` via temp file + fsync + os.replace, then fsync the directory.
+
+    The file keeps its mode when it exists, else gets the usual 0666 & ~umask (mkstemp's 0600 would hide
+    reports and registries from the rest of the team).
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_UMASK
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
