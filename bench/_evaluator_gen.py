@@ -33,7 +33,7 @@ def feature_{i}(rows: list[dict[str, float]], scale: float = {i}.0) -> list[floa
     return centred
 '''
 
-FOOTER = '''
+FOOTER = """
 
 def auc(labels: np.ndarray, scores: np.ndarray) -> float:
     order = np.argsort(scores, kind="mergesort")
@@ -67,7 +67,7 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-'''
+"""
 
 
 def generate(lines: int = 1000) -> str:

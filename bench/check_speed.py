@@ -16,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _evaluator_gen import generate  # noqa: E402
+from _evaluator_gen import generate
 
-from core.config import Config  # noqa: E402
-from core.lint import lint_document  # noqa: E402
-from core.rules.base import DocumentKind, LintContext  # noqa: E402
+from core.config import Config
+from core.lint import lint_document
+from core.rules.base import DocumentKind, LintContext
 
 RUNS = 30
 

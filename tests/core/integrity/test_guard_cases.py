@@ -25,6 +25,8 @@ from tests.core.integrity.cases import BASE, CASES, Case
 from tests.core.integrity.helpers import KAPSO_INTEGRITY, commit_all, init_repo, need, write
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "kapso-comparison.md"
+README = DOC.parents[1] / "README.md"
+README_START, README_END = "<!-- kapso-comparison:start -->\n", "<!-- kapso-comparison:end -->"
 
 
 @dataclass(frozen=True)
@@ -235,10 +237,20 @@ def test_kapso_comparison_table_is_current(
     )
     text = _render(rows, runtime)
     current = DOC.read_text("utf-8") if DOC.is_file() else ""
-    if current != text:
+    readme = README.read_text("utf-8")
+    wanted_readme = _with_readme_section(readme, text)
+    if current != text or readme != wanted_readme:
         DOC.parent.mkdir(parents=True, exist_ok=True)
         DOC.write_text(text, "utf-8")
-        pytest.fail(f"{DOC} was stale and has been regenerated from this run; review and commit it")
+        README.write_text(wanted_readme, "utf-8")
+        pytest.fail(f"{DOC} or README.md was stale and has been regenerated from this run; review and commit")
+
+
+def _with_readme_section(readme: str, table: str) -> str:
+    """README.md with the generated tables (headings one level down) between its markers."""
+    start, end = readme.index(README_START) + len(README_START), readme.index(README_END)
+    body = table[table.index("## Tampering attempts") :].replace("\n## ", "\n#### ")
+    return readme[:start] + body.replace("## Tampering", "#### Tampering", 1) + readme[end:]
 
 
 def test_planted_unchecked_pyc_really_replaces_the_module(built: dict[str, Built], tmp_path: Path) -> None:
