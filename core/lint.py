@@ -17,6 +17,9 @@ from core.rules import config as config_rules
 from core.rules import evaluator as evaluator_rules
 from core.rules.base import DocumentKind, LintContext
 
+# Lines as the rules count them (`ast`, the brief parser and LSP: \n, \r\n or \r). `str.splitlines` also
+# breaks on form feeds, \x0b, \x1c-\x1e, \x85 and \u2028/\u2029, which would put a noqa comment on another line.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 NOQA = re.compile(
     r"proctor:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
 )
@@ -54,8 +57,10 @@ def lint_document(
         found = brief_rules.lint(relpath, text, ctx)
     else:
         found = config_rules.lint(relpath, text, ctx)
-    lines = text.splitlines()
-    kept = [d for d in found if is_selected(d.code, select, ignore) and not is_suppressed(d, lines)]
+    kept = [d for d in found if is_selected(d.code, select, ignore)]
+    if kept and NOQA.search(text) is not None:
+        lines = LINE_BREAK.split(text)
+        kept = [d for d in kept if not is_suppressed(d, lines)]
     return sorted(kept, key=lambda d: (d.range.start, d.code))
 
 

@@ -1,25 +1,36 @@
 """Evaluator rules EV001-EV017 (SPEC §3.2): one module per rule, one shared analysis per document.
 
-`lint` parses once (EV001 stops there), builds an `EvaluatorContext` and runs every rule that applies to the
-document kind: rules marked * in the SPEC table also apply to every other `.py` file of the suite.
+`lint` parses the document as cached chunks (`chunks.py`; EV001 stops there, from a whole-file parse),
+builds an `EvaluatorContext` and runs every rule that applies to the document kind: rules marked * in the
+SPEC table also apply to every other `.py` file of the suite.
+
+Rules that judge one node at a time (`PER_CHUNK`) run per chunk on a `ChunkView`, together with the
+per-chunk inputs of the whole-file rules (writes, random and seeding calls, clock sources, calls by
+name); a chunk whose text and recorded lookups are unchanged keeps its results. Whole-file rules (the
+metric print and the flow to it, seeding order, result.json) run on every lint over those cached facts.
+`lint_reference` is the same analysis on one whole-file chunk: the tests hold the two equal.
 """
 
 from __future__ import annotations
 
+import ast
 from types import ModuleType
 
 from core.diagnostics import Diagnostic
 from core.rules.base import DocumentKind, LintContext, RuleInfo
 from core.rules.evaluator import (
+    chunks,
     fast_mode_unused,
     in_process_candidate,
     labels_in_workspace,
     malformed_metric_line,
+    metric,
     network_access,
     no_fast_mode,
     no_metric_line,
     no_result_json,
     output_after_metric,
+    paths,
     result_json_keys,
     stale_result_json,
     swallowed_failure,
@@ -29,9 +40,9 @@ from core.rules.evaluator import (
     wall_clock_dependence,
     writes_suite_source,
 )
-from core.rules.evaluator.context import EvaluatorContext
+from core.rules.evaluator.context import ChunkResult, ChunkView, EvaluatorContext, shift_diagnostic
 
-__all__ = ["RULE_INFOS", "RULE_MODULES", "lint"]
+__all__ = ["PER_CHUNK", "RULE_INFOS", "RULE_MODULES", "clear_caches", "lint", "lint_reference"]
 
 RULE_MODULES: tuple[ModuleType, ...] = (
     syntax_error,
@@ -67,14 +78,83 @@ _CHECKERS = tuple(
 )
 
 
+PER_CHUNK: frozenset[ModuleType] = frozenset(
+    {
+        fast_mode_unused,
+        network_access,
+        swallowed_failure,
+        unordered_iteration,
+        in_process_candidate,
+        labels_in_workspace,
+        writes_suite_source,
+    }
+)
+_KINDS = {info.code: info.kinds for info in RULE_INFOS}
+_PER_CHUNK_ORDERED = tuple(m for m in RULE_MODULES if m in PER_CHUNK)
+
+
 def lint(relpath: str, text: str, kind: DocumentKind, ctx: LintContext) -> list[Diagnostic]:
     """Every evaluator diagnostic for one Python document of the suite (noqa and select are applied by the caller)."""
+    placed = chunks.parse_document(text)
+    if isinstance(placed, SyntaxError | ValueError):
+        return list(syntax_error.check(relpath, text, placed))
+    return _run(EvaluatorContext(relpath, text, kind, ctx, placed=placed))
+
+
+def lint_reference(relpath: str, text: str, kind: DocumentKind, ctx: LintContext) -> list[Diagnostic]:
+    """`lint` from one whole-file parse, with no cache: what the incremental path must always equal."""
     parsed = syntax_error.parse(text)
     if isinstance(parsed, SyntaxError | ValueError):
         return list(syntax_error.check(relpath, text, parsed))
-    context = EvaluatorContext(relpath, text, kind, ctx, parsed)
+    return _run(EvaluatorContext(relpath, text, kind, ctx, parsed))
+
+
+def clear_caches() -> None:
+    """Forget every cached chunk and per-chunk result."""
+    chunks.clear_cache()
+    metric.clear_flows()
+
+
+def _run(context: EvaluatorContext) -> list[Diagnostic]:
+    settings = context.lint
+    key = (
+        context.relpath,
+        context.kind,
+        settings.config.evaluation_dir,
+        settings.config.data_dir,
+        settings.config.entry_point,
+        None if settings.workspace is None else str(settings.workspace),
+        settings.exists is None,
+    )
+    results = context.run_chunk_passes(key, _chunk_pass)
     found: list[Diagnostic] = []
     for info, module in _CHECKERS:
-        if kind in info.kinds:
+        if context.kind not in info.kinds:
+            continue
+        if module in PER_CHUNK:
+            for placed, result in zip(context.placed, results, strict=True):
+                found.extend(shift_diagnostic(d, placed.line) for d in result.diagnostics.get(info.code, ()))
+        else:
             found.extend(module.check(context))
     return found
+
+
+def _chunk_pass(view: ChunkView) -> ChunkResult:
+    """Everything about one chunk that the rules can decide without the rest of the document."""
+    diagnostics = {
+        module.CODE: list(module.check(view))
+        for module in _PER_CHUNK_ORDERED
+        if view.kind in _KINDS[module.CODE]
+    }
+    facts: dict[str, list[object]] = {
+        "writes": list(paths.writes(view)),
+        "random": list(unseeded_randomness.random_calls(view)),
+        "seeds": list(unseeded_randomness.seed_calls(view)),
+        "time_sources": list(wall_clock_dependence.sources(view)),
+    }
+    calls_by_name: dict[str, list[tuple[int, ast.Call]]] = {}
+    for index, call in enumerate(view.calls):
+        name = view.call_name(call)
+        if name is not None:
+            calls_by_name.setdefault(name, []).append((index, call))
+    return ChunkResult(view.reads, diagnostics, facts, calls_by_name)

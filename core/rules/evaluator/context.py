@@ -1,132 +1,407 @@
-"""The per-document analysis every evaluator rule shares, built once per lint.
+"""The per-document analysis every evaluator rule shares, assembled from cached chunks (`chunks.py`).
 
-It holds the parsed `ast`, import-alias resolution (`np.random.rand` -> `numpy.random.rand`), parent links,
+It holds the module, import-alias resolution (`np.random.rand` -> `numpy.random.rand`), parent links,
 module constants and exact positions: `ast` reports UTF-8 byte columns, diagnostics use code points.
+
+A document is a list of placed chunks whose positions are relative to the chunk; `start_of` finds a node's
+chunk and adds the chunk's line. The whole-file facts (aliases, bound names, assignments, functions...)
+are merged from the chunks' own indexes on every lint, which is cheap. Rules that look at one node at a
+time run per chunk on a `ChunkView`: the view sees the chunk's own nodes, with positions relative to the
+chunk, and reaches whole-file facts only through lookups it records, so its results can be reused for an
+unchanged chunk as long as every recorded lookup still gives the same answer.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import re
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
 from types import ModuleType
+from typing import Protocol, TypeVar
 
 from core.diagnostics import Diagnostic, Fix, Position, Range, TextEdit, byte_col_to_char
 from core.rules.base import DocumentKind, LintContext
+from core.rules.evaluator.chunks import LINE_BREAK, OWNER, Chunk, Placed, children, split_lines
 
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
+__all__ = [
+    "BUILTIN_NAMES",
+    "EXIT_CALLS",
+    "LINE_BREAK",
+    "ChunkResult",
+    "ChunkView",
+    "DocumentView",
+    "EvaluatorContext",
+    "children",
+    "has_star_kwargs",
+    "int_constant",
+    "keyword",
+    "register_fact",
+    "split_lines",
+    "walk",
+    "walk_no_nested",
+]
+
 BUILTIN_NAMES = frozenset(dir(builtins))
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 
+V = TypeVar("V")
+_UNKNOWN = object()
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
-def split_lines(text: str) -> list[str]:
-    """Lines exactly as the tokenizer counts them (`str.splitlines` also splits on form feeds)."""
-    return LINE_BREAK.split(text)
+# Whole-file facts computed on demand from other facts, by name: `fn(ctx, key)`. Rules register them so a
+# chunk view can record the answer it used (see `EvaluatorContext.fact`).
+_FACTS: dict[str, Callable[[EvaluatorContext, str], object]] = {}
+
+
+def register_fact(name: str, compute: Callable[[EvaluatorContext, str], object]) -> None:
+    _FACTS[name] = compute
+
+
+@dataclass
+class ChunkResult:
+    """What the per-chunk rules found in one chunk, and the whole-file lookups that result depends on."""
+
+    reads: dict[tuple[str, str], object]
+    diagnostics: dict[str, list[Diagnostic]]  # by rule code, positions relative to the chunk
+    facts: dict[str, list[object]]  # per-chunk inputs of whole-file rules (writes, random calls...)
+    calls_by_name: dict[str, list[tuple[int, ast.Call]]] = field(default_factory=dict)
+
+
+class _Merged(Mapping[str, Sequence[V]]):
+    """name -> every chunk's entries for that name, in document order (built per name on first use)."""
+
+    def __init__(self, parts: Sequence[Mapping[str, Sequence[V]]]) -> None:
+        self._parts = parts
+        self._memo: dict[str, Sequence[V] | None] = {}
+
+    def _lookup(self, key: str) -> Sequence[V] | None:
+        if key in self._memo:
+            return self._memo[key]
+        found: list[V] = []
+        hits = 0
+        single: Sequence[V] | None = None
+        for part in self._parts:
+            values = part.get(key)
+            if values is not None:
+                hits += 1
+                single = values
+                found.extend(values)
+        result: Sequence[V] | None = None if not hits else (single if hits == 1 else found)
+        self._memo[key] = result
+        return result
+
+    def __getitem__(self, key: str) -> Sequence[V]:
+        found = self._lookup(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._lookup(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        seen: dict[str, None] = {}
+        for part in self._parts:
+            seen.update(dict.fromkeys(part))
+        return iter(seen)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _Parents(Mapping[ast.AST, ast.AST]):
+    """Parent links across chunks: a top-level statement's parent is the document's module."""
+
+    def __init__(self, ctx: EvaluatorContext) -> None:
+        self._ctx = ctx
+
+    def get(self, node: ast.AST, default: ast.AST | None = None) -> ast.AST | None:  # type: ignore[override]
+        chunk = self._ctx.chunk_of(node)
+        if chunk is None:
+            return default
+        parent = chunk.parents.get(node)
+        if parent is not None:
+            return parent
+        if id(node) in chunk.top_level:
+            return self._ctx.tree
+        return default
+
+    def __getitem__(self, node: ast.AST) -> ast.AST:
+        parent = self.get(node)
+        if parent is None:
+            raise KeyError(node)
+        return parent
+
+    def __iter__(self) -> Iterator[ast.AST]:
+        for placed in self._ctx.placed:
+            yield from placed.chunk.parents
+            yield from placed.chunk.body
+
+    def __len__(self) -> int:
+        return sum(len(p.chunk.parents) + len(p.chunk.body) for p in self._ctx.placed)
+
+
+class _Kids(Mapping[int, list[ast.AST]]):
+    def __init__(self, ctx: EvaluatorContext) -> None:
+        self._ctx = ctx
+
+    def get(self, key: int, default: list[ast.AST] | None = None) -> list[ast.AST] | None:  # type: ignore[override]
+        chunk = OWNER.get(key)
+        if chunk is None or id(chunk) not in self._ctx.offsets:
+            for placed in self._ctx.placed:
+                if key in placed.chunk.ids:
+                    return placed.chunk.kids.get(key, default)
+            return default
+        return chunk.kids.get(key, default)
+
+    def __getitem__(self, key: int) -> list[ast.AST]:
+        kids = self.get(key)
+        if kids is None:
+            raise KeyError(key)
+        return kids
+
+    def __iter__(self) -> Iterator[int]:
+        for placed in self._ctx.placed:
+            yield from placed.chunk.kids
+
+    def __len__(self) -> int:
+        return sum(len(p.chunk.kids) for p in self._ctx.placed)
 
 
 class EvaluatorContext:
     """One parsed Python document of the suite plus the lookups the rules need."""
 
     def __init__(
-        self, relpath: str, text: str, kind: DocumentKind, lint: LintContext, tree: ast.Module
+        self,
+        relpath: str,
+        text: str,
+        kind: DocumentKind,
+        lint: LintContext,
+        tree: ast.Module | None = None,
+        *,
+        placed: Sequence[Placed] | None = None,
     ) -> None:
         self.relpath = relpath
         self.text = text
         self.kind = kind
         self.lint = lint
-        self.tree = tree
-        self.lines = split_lines(text)
+        if placed is None:
+            if tree is None:
+                raise ValueError("EvaluatorContext needs a tree or placed chunks")
+            placed = [Placed(Chunk(text, tree), 0)]
+        self.placed: Sequence[Placed] = placed
+        self.offsets: dict[int, int] = {id(p.chunk): p.line for p in placed}
+        if len(placed) == 1:
+            self.tree: ast.Module = placed[0].chunk.tree
+        else:
+            self.tree = ast.Module(body=[s for p in placed for s in p.chunk.body], type_ignores=[])
         self.suite = _norm_dir(lint.config.evaluation_dir)
         self.data_dir = _norm_dir(lint.config.data_dir)
         self._qualnames: dict[int, str | None] = {}
-        self._line_ascii: dict[int, bool] = {}
-        self.aliases: dict[str, str] = {}
-        self.parents: dict[ast.AST, ast.AST] = {}
-        self.calls: list[ast.Call] = []
-        self.imports: list[ast.Import | ast.ImportFrom] = []
-        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-        self.methods: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-        self.classes: dict[str, ast.ClassDef] = {}
-        self.assigned: dict[str, list[ast.expr]] = {}
-        self.bound_names: set[str] = set()
-        self.strings: list[ast.Constant] = []
-        self.attribute_loads: dict[str, list[ast.Attribute]] = {}
-        self.name_loads: dict[str, list[ast.Name]] = {}
-        self.handlers: list[ast.ExceptHandler] = []
         self.memo: dict[str, object] = {}  # analyses shared by several rules (flow, metric print)
-        self._index()
+        self.chunk_results: list[ChunkResult] | None = None
+        self._answers: dict[tuple[str, str], object] = {}
+        self._merge()
 
-    # -- indexing ------------------------------------------------------------------------------------------
+    # -- whole-file facts, merged from the chunks ----------------------------------------------------------
 
-    def _index(self) -> None:
-        """One pass over the tree: parents, calls, imports, definitions, assignments."""
-        self.kids: dict[int, list[ast.AST]] = {}
-        self.nodes: list[ast.AST] = []  # every node, pre-order: rules scan this instead of re-walking
-        stack: list[ast.AST] = [self.tree]
-        parents = self.parents
-        while stack:
-            node = stack.pop()
-            self.nodes.append(node)
-            kids = children(node)
-            self.kids[id(node)] = kids
-            for child in kids:
-                parents[child] = node
-            stack.extend(reversed(kids))
-            if isinstance(node, ast.Call):
-                self.calls.append(node)
-            elif isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    self.name_loads.setdefault(node.id, []).append(node)
+    def _merge(self) -> None:
+        chunks = [p.chunk for p in self.placed]
+        self.parents: Mapping[ast.AST, ast.AST] = _Parents(self)
+        self.kids: Mapping[int, list[ast.AST]] = _Kids(self)
+        bound: set[str] = set()
+        assigned: dict[str, list[ast.expr]] = {}
+        functions: dict[str, FunctionNode] = {}
+        classes: dict[str, ast.ClassDef] = {}
+        aliases: dict[str, str] = {}
+        top_aliases: dict[str, str] = {}
+        for chunk in chunks:
+            bound |= chunk.bound_names
+            for name, values in chunk.assigned.items():
+                if name in assigned:
+                    assigned[name] = [*assigned[name], *values]
                 else:
-                    self.bound_names.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                if isinstance(node.ctx, ast.Load):
-                    self.attribute_loads.setdefault(node.attr, []).append(node)
-            elif isinstance(node, ast.Constant):
-                if isinstance(node.value, str):
-                    self.strings.append(node)
-            elif isinstance(node, ast.Import | ast.ImportFrom):
-                self.imports.append(node)
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        self.assigned.setdefault(target.id, []).append(node.value)
-            elif isinstance(node, ast.AnnAssign | ast.NamedExpr):
-                if isinstance(node.target, ast.Name) and node.value is not None:
-                    self.assigned.setdefault(node.target.id, []).append(node.value)
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.bound_names.add(node.name)
-            elif isinstance(node, ast.ClassDef):
-                self.bound_names.add(node.name)
-                self.classes[node.name] = node
-            elif isinstance(node, ast.ExceptHandler):
-                self.handlers.append(node)
-        for node in self.tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.functions[node.name] = node
-        for cls in self.classes.values():
+                    assigned[name] = values
+            for func in chunk.functions:
+                functions[func.name] = func
+            for cls in chunk.classes:
+                classes[cls.name] = cls
+            for imp in chunk.imports:
+                top_level = id(imp) in chunk.top_level
+                if isinstance(imp, ast.Import):
+                    for alias in imp.names:
+                        local = alias.asname or alias.name.split(".")[0]
+                        bound_to = alias.name if alias.asname else local
+                        aliases[local] = bound_to
+                        if top_level:
+                            top_aliases[local] = bound_to
+                elif imp.level == 0 and imp.module:
+                    for alias in imp.names:
+                        if alias.name != "*":
+                            aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
+                            if top_level:
+                                top_aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
+        methods: dict[str, list[FunctionNode]] = {}
+        for cls in classes.values():
             for item in cls.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                    self.methods.setdefault(item.name, []).append(item)
-        self.top_aliases: dict[str, str] = {}
-        for imp in sorted(self.imports, key=lambda n: (n.lineno, n.col_offset)):
-            top_level = imp in self.tree.body
-            if isinstance(imp, ast.Import):
-                for alias in imp.names:
-                    local = alias.asname or alias.name.split(".")[0]
-                    bound = alias.name if alias.asname else local
-                    self.aliases[local] = bound
-                    if top_level:
-                        self.top_aliases[local] = bound
-            elif imp.level == 0 and imp.module:
-                for alias in imp.names:
-                    if alias.name != "*":
-                        self.aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
-                        if top_level:
-                            self.top_aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
+                    methods.setdefault(item.name, []).append(item)
+        self.bound_names: Container[str] = bound
+        self.assigned: Mapping[str, Sequence[ast.expr]] = assigned
+        self.functions: Mapping[str, FunctionNode] = functions
+        self.classes: Mapping[str, ast.ClassDef] = classes
+        self.methods: Mapping[str, Sequence[FunctionNode]] = methods
+        self.aliases: Mapping[str, str] = aliases
+        self.top_aliases: Mapping[str, str] = top_aliases
+        self.name_loads: Mapping[str, Sequence[ast.Name]] = _Merged([c.name_loads for c in chunks])
+        self.attribute_loads: Mapping[str, Sequence[ast.Attribute]] = _Merged(
+            [c.attribute_loads for c in chunks]
+        )
+        self._strings_by_value: Mapping[str, Sequence[ast.Constant]] = _Merged(
+            [c.strings_by_value for c in chunks]
+        )
+        self._key_adders: Mapping[str, Sequence[ast.AST]] = _Merged([c.key_adders for c in chunks])
+
+    @cached_property
+    def calls(self) -> list[ast.Call]:
+        return [call for p in self.placed for call in p.chunk.calls]
+
+    @cached_property
+    def nodes(self) -> list[ast.AST]:
+        """Every node, pre-order, the module first: rules scan this instead of re-walking."""
+        out: list[ast.AST] = [self.tree]
+        for p in self.placed:
+            out.extend(p.chunk.nodes)
+        return out
+
+    @cached_property
+    def imports(self) -> list[ast.Import | ast.ImportFrom]:
+        return [imp for p in self.placed for imp in p.chunk.imports]
+
+    @cached_property
+    def handlers(self) -> list[ast.ExceptHandler]:
+        return [h for p in self.placed for h in p.chunk.handlers]
+
+    @cached_property
+    def strings(self) -> list[ast.Constant]:
+        return [s for p in self.placed for s in p.chunk.strings]
+
+    def string_nodes(self, value: str) -> Sequence[ast.Constant]:
+        """Every string constant equal to `value`."""
+        return self._strings_by_value.get(value, ())
+
+    def key_adders(self, name: str) -> Sequence[ast.AST]:
+        """`name[...] = ...` assignments and `name.update(...)`/`name.setdefault(...)` calls, in order."""
+        return self._key_adders.get(name, ())
+
+    def with_binding(self, name: str) -> ast.expr | None:
+        """The first `with EXPR as name` binding of `name`."""
+        for p in self.placed:
+            value = p.chunk.with_bindings.get(name)
+            if value is not None:
+                return value
+        return None
+
+    def has_fast_parameter(self) -> bool:
+        return any(p.chunk.fast_parameter for p in self.placed)
+
+    def flow_body(self) -> Sequence[ast.stmt]:
+        """The module's statements minus plain `def`s (see `Chunk.flow_body`)."""
+        return [s for p in self.placed for s in p.chunk.flow_body]
+
+    def method_calls(self, *attrs: str) -> list[ast.Call]:
+        """Calls `x.attr(...)` for any of `attrs`, in document order (a syntactic pre-filter)."""
+        out: list[ast.Call] = []
+        for p in self.placed:
+            found = [c for attr in attrs for c in p.chunk.method_calls.get(attr, ())]
+            if len(attrs) > 1:
+                found.sort(key=lambda c: p.chunk.call_index[id(c)])
+            out.extend(found)
+        return out
+
+    def star_kwarg_calls(self) -> list[ast.Call]:
+        return [c for p in self.placed for c in p.chunk.star_kwarg_calls]
+
+    def fact(self, name: str, key: str) -> object:
+        """A registered whole-file fact (`register_fact`), memoized per lint."""
+        memo_key = ("fact:" + name, key)
+        if memo_key in self._answers:
+            return self._answers[memo_key]
+        value = _FACTS[name](self, key)
+        self._answers[memo_key] = value
+        return value
+
+    def facts(self, name: str) -> list[object] | None:
+        """The per-chunk facts `name` of every chunk, in order; None when the chunk passes have not run."""
+        if self.chunk_results is None:
+            return None
+        return [item for result in self.chunk_results for item in result.facts.get(name, ())]
+
+    # -- recorded lookups (what a chunk view asked, answered again for validation) ---------------------------
+
+    def answer(self, kind: str, key: str) -> object:
+        memo_key = (kind, key)
+        if memo_key in self._answers:
+            return self._answers[memo_key]
+        value: object
+        if kind == "alias":
+            value = self.aliases.get(key)
+        elif kind == "top_alias":
+            value = self.top_aliases.get(key)
+        elif kind == "bound":
+            value = key in self.bound_names
+        elif kind == "assigned":
+            value = _tuple(self.assigned.get(key))
+        elif kind == "function":
+            value = self.functions.get(key)
+        elif kind == "class":
+            value = self.classes.get(key)
+        elif kind == "methods":
+            value = _tuple(self.methods.get(key))
+        elif kind == "name_loads":
+            value = _tuple(self.name_loads.get(key))
+        elif kind == "attribute_loads":
+            value = _tuple(self.attribute_loads.get(key))
+        elif kind == "module":
+            value = tuple(self.tree.body)
+        elif kind == "flow_body":
+            value = tuple(self.flow_body())
+        elif kind == "with_binding":
+            value = self.with_binding(key)
+        elif kind == "key_adders":
+            value = tuple(self.key_adders(key))
+        elif kind == "strings":
+            value = tuple(self.string_nodes(key))
+        elif kind == "fast_parameter":
+            value = self.has_fast_parameter()
+        elif kind == "exists":
+            value = self.lint.path_exists(key)
+        elif kind.startswith("fact:"):
+            value = self.fact(kind[5:], key)
+        elif kind.startswith("all:"):
+            mapping: Mapping[str, object] = getattr(self, kind[4:])
+            value = tuple((k, _tuple(v) if isinstance(v, list) else v) for k, v in mapping.items())
+        else:
+            raise KeyError(kind)
+        self._answers[memo_key] = value
+        return value
+
+    def still_valid(self, result: ChunkResult) -> bool:
+        return self.reads_hold(result.reads)
+
+    def reads_hold(self, reads: Mapping[tuple[str, str], object]) -> bool:
+        """Every recorded lookup still gives the recorded answer in this document."""
+        answers = self._answers
+        for read, value in reads.items():
+            known = answers.get(read, _UNKNOWN)
+            if known is _UNKNOWN:
+                known = self.answer(*read)
+            if known != value:
+                return False
+        return True
 
     # -- names ---------------------------------------------------------------------------------------------
 
@@ -137,8 +412,9 @@ class EvaluatorContext:
             return self._qualnames[key]
         result: str | None = None
         if isinstance(expr, ast.Name):
-            if expr.id in self.aliases:
-                result = self.aliases[expr.id]
+            alias = self.aliases.get(expr.id)
+            if alias is not None:
+                result = alias
             elif expr.id in BUILTIN_NAMES and expr.id not in self.bound_names:
                 result = expr.id
         elif isinstance(expr, ast.Attribute):
@@ -151,10 +427,19 @@ class EvaluatorContext:
         return self.qualname(call.func)
 
     def calls_to(self, qualnames: Collection[str]) -> Iterator[tuple[ast.Call, str]]:
-        for call in self.calls:
-            name = self.call_name(call)
-            if name is not None and name in qualnames:
-                yield call, name
+        if self.chunk_results is None:
+            for call in self.calls:
+                name = self.call_name(call)
+                if name is not None and name in qualnames:
+                    yield call, name
+            return
+        for result in self.chunk_results:
+            found = [hit for name in qualnames for hit in result.calls_by_name.get(name, ())]
+            found.sort(key=lambda hit: hit[0])
+            for _, call in found:
+                name = self.call_name(call)
+                if name is not None:
+                    yield call, name
 
     def method_name(self, call: ast.Call) -> str | None:
         """The attribute called, for method calls on values we cannot resolve (`path.iterdir()`)."""
@@ -164,7 +449,7 @@ class EvaluatorContext:
         parent = self.parents.get(node)
         return isinstance(parent, ast.Call) and node in parent.args and self.call_name(parent) in funcs
 
-    def local_function(self, call: ast.Call) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    def local_function(self, call: ast.Call) -> FunctionNode | None:
         if isinstance(call.func, ast.Name) and call.func.id not in self.aliases:
             return self.functions.get(call.func.id)
         return None
@@ -206,26 +491,49 @@ class EvaluatorContext:
 
     # -- positions -----------------------------------------------------------------------------------------
 
+    def chunk_of(self, node: ast.AST) -> Chunk | None:
+        """The chunk of this document that holds `node` (None for nodes built by a rule)."""
+        chunk = OWNER.get(id(node))
+        if chunk is not None and id(chunk) in self.offsets and id(node) in chunk.ids:
+            return chunk
+        if len(self.placed) == 1:
+            only = self.placed[0].chunk
+            return only if id(node) in only.ids else None
+        for placed in self.placed:
+            if id(node) in placed.chunk.ids:
+                return placed.chunk
+        return None
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return split_lines(self.text)
+
     def char_col(self, lineno: int, byte_col: int) -> int:
-        """Code-point column for a 1-based line and a UTF-8 byte column."""
+        """Code-point column for a 1-based document line and a UTF-8 byte column."""
         index = lineno - 1
         if not 0 <= index < len(self.lines):
             return byte_col
-        ascii_line = self._line_ascii.get(index)
-        if ascii_line is None:
-            ascii_line = self._line_ascii[index] = self.lines[index].isascii()
-        return byte_col if ascii_line else byte_col_to_char(self.lines[index], byte_col)
+        line = self.lines[index]
+        return byte_col if line.isascii() else byte_col_to_char(line, byte_col)
 
     def start_of(self, node: ast.AST) -> Position:
-        lineno: int = getattr(node, "lineno", 1)
-        return Position(lineno - 1, self.char_col(lineno, getattr(node, "col_offset", 0)))
+        chunk = self.chunk_of(node)
+        if chunk is None:
+            lineno: int = getattr(node, "lineno", 1)
+            return Position(lineno - 1, self.char_col(lineno, getattr(node, "col_offset", 0)))
+        line, character = chunk.start(node)
+        return Position(line + self.offsets[id(chunk)], character)
 
     def end_of(self, node: ast.AST) -> Position:
-        end_line: int | None = getattr(node, "end_lineno", None)
-        lineno: int = end_line if end_line is not None else getattr(node, "lineno", 1)
-        end_col: int | None = getattr(node, "end_col_offset", None)
-        col: int = end_col if end_col is not None else getattr(node, "col_offset", 0)
-        return Position(lineno - 1, self.char_col(lineno, col))
+        chunk = self.chunk_of(node)
+        if chunk is None:
+            end_line: int | None = getattr(node, "end_lineno", None)
+            lineno: int = end_line if end_line is not None else getattr(node, "lineno", 1)
+            end_col: int | None = getattr(node, "end_col_offset", None)
+            col: int = end_col if end_col is not None else getattr(node, "col_offset", 0)
+            return Position(lineno - 1, self.char_col(lineno, col))
+        line, character = chunk.end(node)
+        return Position(line + self.offsets[id(chunk)], character)
 
     def range_of(self, node: ast.AST) -> Range:
         return Range(self.start_of(node), self.end_of(node))
@@ -244,6 +552,9 @@ class EvaluatorContext:
         return Range.of(0, 0, 0, len(first))
 
     def source_of(self, node: ast.AST) -> str:
+        chunk = self.chunk_of(node)
+        if chunk is not None:
+            return chunk.source_of(node)
         start, end = self.start_of(node), self.end_of(node)
         if start.line == end.line:
             return self.lines[start.line][start.character : end.character]
@@ -254,9 +565,12 @@ class EvaluatorContext:
 
     def indent_of(self, stmt: ast.stmt) -> str | None:
         """The statement's indentation, or None when it does not start its line (`if x: stmt`)."""
-        line = self.lines[stmt.lineno - 1]
+        chunk = self.chunk_of(stmt)
+        lines = chunk.lines if chunk is not None else self.lines
+        line = lines[stmt.lineno - 1]
         stripped = len(line) - len(line.lstrip(" \t"))
-        if self.start_of(stmt).character != stripped:
+        character = chunk.start(stmt)[1] if chunk is not None else self.start_of(stmt).character
+        if character != stripped:
             return None
         return line[:stripped]
 
@@ -271,7 +585,7 @@ class EvaluatorContext:
             )
             if not (is_doc or is_import or is_guarded_import):
                 break
-            line = stmt.end_lineno or stmt.lineno
+            line = self.end_of(stmt).line + 1
         return line
 
     def insert_lines(self, line: int, text: str) -> TextEdit:
@@ -311,30 +625,275 @@ class EvaluatorContext:
         parent = PurePosixPath(self.relpath).parent.as_posix()
         return "" if parent == "." else parent
 
+    # -- per-chunk passes ----------------------------------------------------------------------------------
+
+    def run_chunk_passes(self, key: object, run: Callable[[ChunkView], ChunkResult]) -> list[ChunkResult]:
+        """Each chunk's result for these lint settings: reused when its recorded lookups still hold."""
+        results: list[ChunkResult] = []
+        for placed in self.placed:
+            chunk = placed.chunk
+            cached = chunk.results.get(key)
+            if not isinstance(cached, ChunkResult) or not self.still_valid(cached):
+                cached = run(ChunkView(self, chunk))
+                if len(chunk.results) >= 4:
+                    chunk.results.clear()
+                chunk.results[key] = cached
+            results.append(cached)
+        self.chunk_results = results
+        return results
+
+
+def _tuple(values: Sequence[V] | None) -> tuple[V, ...] | None:
+    return None if values is None else tuple(values)
+
+
+class _Reader(Protocol):
+    def read(self, kind: str, key: str) -> object: ...
+
+
+class _Recorded(Mapping[str, V]):
+    """A whole-file mapping as a chunk view sees it: every lookup is recorded with its answer."""
+
+    def __init__(self, view: _Reader, kind: str, attribute: str) -> None:
+        self._view = view
+        self._kind = kind
+        self._attribute = attribute
+
+    def __getitem__(self, key: str) -> V:
+        value = self._view.read(self._kind, key)
+        if value is None or value is False:
+            raise KeyError(key)
+        return value  # type: ignore[return-value]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._view.read(self._kind, key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        items = self._view.read("all:" + self._attribute, "")
+        assert isinstance(items, tuple)
+        return iter([k for k, _ in items])
+
+    def __len__(self) -> int:
+        items = self._view.read("all:" + self._attribute, "")
+        assert isinstance(items, tuple)
+        return len(items)
+
+
+class _RecordedNames(Container[str]):
+    def __init__(self, view: _Reader) -> None:
+        self._view = view
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._view.read("bound", key) is True
+
+
+class _ViewParents(Mapping[ast.AST, ast.AST]):
+    """Parents inside the chunk; the module and other chunks' nodes through the document (recorded)."""
+
+    def __init__(self, view: ChunkView) -> None:
+        self._view = view
+        self._chunk = view.chunk
+
+    def get(self, node: ast.AST, default: ast.AST | None = None) -> ast.AST | None:  # type: ignore[override]
+        parent = self._chunk.parents.get(node)
+        if parent is not None:
+            return parent
+        root = self._view.root
+        found = root.parents.get(node)
+        if found is root.tree:
+            self._view.read("module", "")
+        return found if found is not None else default
+
+    def __getitem__(self, node: ast.AST) -> ast.AST:
+        parent = self.get(node)
+        if parent is None:
+            raise KeyError(node)
+        return parent
+
+    def __iter__(self) -> Iterator[ast.AST]:
+        return iter(self._chunk.parents)
+
+    def __len__(self) -> int:
+        return len(self._chunk.parents)
+
+
+class ForeignNodeError(RuntimeError):
+    """A per-chunk rule asked for the position of a node in another chunk (a bug in the rule split)."""
+
+
+class ChunkView(EvaluatorContext):
+    """One chunk as the per-chunk rules see it (see module docstring)."""
+
+    def __init__(self, root: EvaluatorContext, chunk: Chunk) -> None:
+        self.root = root
+        self.chunk = chunk
+        self.relpath = root.relpath
+        self.text = root.text
+        self.kind = root.kind
+        self.lint = root.lint
+        self.placed = [Placed(chunk, 0)]
+        self.offsets = {id(chunk): 0}
+        self.tree = root.tree
+        self.suite = root.suite
+        self.data_dir = root.data_dir
+        self._qualnames = {}
+        self.memo = {}
+        self.chunk_results = None
+        self._answers = {}
+        self.reads: dict[tuple[str, str], object] = {}
+        self.parents = _ViewParents(self)
+        self.kids = chunk.kids
+        self.bound_names = _RecordedNames(self)
+        self.assigned = _Recorded(self, "assigned", "assigned")
+        self.functions = _Recorded(self, "function", "functions")
+        self.classes = _Recorded(self, "class", "classes")
+        self.methods = _Recorded(self, "methods", "methods")
+        self.aliases = _Recorded(self, "alias", "aliases")
+        self.top_aliases = _Recorded(self, "top_alias", "top_aliases")
+        self.name_loads = _Recorded(self, "name_loads", "name_loads")
+        self.attribute_loads = _Recorded(self, "attribute_loads", "attribute_loads")
+        if root.lint.workspace is not None or root.lint.exists is not None:
+            self.lint = LintContext(
+                config=root.lint.config,
+                workspace=root.lint.workspace,
+                read_file=root.lint.read_file,
+                exists=self._exists,
+            )
+        # The chunk's own node lists (cached properties on the document context).
+        self.__dict__["calls"] = chunk.calls
+        self.__dict__["nodes"] = chunk.nodes
+        self.__dict__["imports"] = chunk.imports
+        self.__dict__["handlers"] = chunk.handlers
+        self.__dict__["strings"] = chunk.strings
+        self.__dict__["lines"] = chunk.lines
+
+    def read(self, kind: str, key: str) -> object:
+        value = self.root.answer(kind, key)
+        self.reads[(kind, key)] = value
+        return value
+
+    def _exists(self, relpath: str) -> bool:
+        return self.read("exists", relpath) is True
+
+    def string_nodes(self, value: str) -> Sequence[ast.Constant]:
+        found = self.read("strings", value)
+        assert isinstance(found, tuple)
+        return found
+
+    def key_adders(self, name: str) -> Sequence[ast.AST]:
+        found = self.read("key_adders", name)
+        assert isinstance(found, tuple)
+        return found
+
+    def with_binding(self, name: str) -> ast.expr | None:
+        found = self.read("with_binding", name)
+        return found if isinstance(found, ast.expr) else None
+
+    def has_fast_parameter(self) -> bool:
+        return self.read("fast_parameter", "") is True
+
+    def fact(self, name: str, key: str) -> object:
+        return self.read("fact:" + name, key)
+
+    def import_insert_line(self) -> int:
+        raise ForeignNodeError("per-chunk rules cannot place whole-file edits")
+
+    def chunk_of(self, node: ast.AST) -> Chunk | None:
+        if id(node) in self.chunk.ids:
+            return self.chunk
+        return self.root.chunk_of(node)
+
+    def start_of(self, node: ast.AST) -> Position:
+        if id(node) not in self.chunk.ids:
+            raise ForeignNodeError(f"{type(node).__name__} is not in this chunk")
+        line, character = self.chunk.start(node)
+        return Position(line, character)
+
+    def end_of(self, node: ast.AST) -> Position:
+        if id(node) not in self.chunk.ids:
+            raise ForeignNodeError(f"{type(node).__name__} is not in this chunk")
+        line, character = self.chunk.end(node)
+        return Position(line, character)
+
+    def file_range(self) -> Range:
+        raise ForeignNodeError("per-chunk rules cannot report on the whole file")
+
+
+class DocumentView(EvaluatorContext):
+    """The whole document with every whole-file lookup recorded, for analyses reused across lints (flow)."""
+
+    def __init__(self, root: EvaluatorContext) -> None:
+        self.root = root
+        self.relpath = root.relpath
+        self.text = root.text
+        self.kind = root.kind
+        self.lint = root.lint
+        self.placed = root.placed
+        self.offsets = root.offsets
+        self.tree = root.tree
+        self.suite = root.suite
+        self.data_dir = root.data_dir
+        self._qualnames = {}
+        self.memo = {}
+        self.chunk_results = root.chunk_results
+        self._answers = {}
+        self.reads: dict[tuple[str, str], object] = {}
+        self.parents = root.parents
+        self.kids = root.kids
+        self.bound_names = _RecordedNames(self)
+        self.assigned = _Recorded(self, "assigned", "assigned")
+        self.functions = _Recorded(self, "function", "functions")
+        self.classes = _Recorded(self, "class", "classes")
+        self.methods = _Recorded(self, "methods", "methods")
+        self.aliases = _Recorded(self, "alias", "aliases")
+        self.top_aliases = _Recorded(self, "top_alias", "top_aliases")
+        self.name_loads = _Recorded(self, "name_loads", "name_loads")
+        self.attribute_loads = _Recorded(self, "attribute_loads", "attribute_loads")
+
+    def read(self, kind: str, key: str) -> object:
+        value = self.root.answer(kind, key)
+        self.reads[(kind, key)] = value
+        return value
+
+    def flow_body(self) -> Sequence[ast.stmt]:
+        found = self.read("flow_body", "")
+        assert isinstance(found, tuple)
+        return found
+
+
+def shift_diagnostic(diagnostic: Diagnostic, lines: int) -> Diagnostic:
+    """The diagnostic moved down `lines` lines (a per-chunk result placed in its document)."""
+    if not lines:
+        return diagnostic
+    fix = diagnostic.fix
+    if fix is not None:
+        fix = Fix(
+            fix.title,
+            tuple(TextEdit(e.path, _shift(e.range, lines), e.new_text) for e in fix.edits),
+            fix.delete_paths,
+        )
+    return Diagnostic(
+        diagnostic.code,
+        diagnostic.name,
+        diagnostic.severity,
+        diagnostic.path,
+        _shift(diagnostic.range, lines),
+        diagnostic.message,
+        fix,
+        diagnostic.related,
+    )
+
+
+def _shift(rng: Range, lines: int) -> Range:
+    return Range(
+        Position(rng.start.line + lines, rng.start.character),
+        Position(rng.end.line + lines, rng.end.character),
+    )
+
 
 def _norm_dir(path: str) -> str:
     posix = PurePosixPath(path.replace("\\", "/")).as_posix().strip("/")
     return "" if posix == "." else posix
-
-
-_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def children(node: ast.AST) -> list[ast.AST]:
-    """Child nodes like `ast.iter_child_nodes`, minus contexts and operators, and faster (fields cached per type)."""
-    cls = type(node)
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
-    out: list[ast.AST] = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            out.append(value)
-        elif isinstance(value, list):
-            out.extend(item for item in value if isinstance(item, ast.AST))
-    return out
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

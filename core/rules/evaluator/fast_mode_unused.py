@@ -30,7 +30,7 @@ import sys
 from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Severity
-from core.rules.evaluator.context import EvaluatorContext, keyword
+from core.rules.evaluator.context import EvaluatorContext, keyword, register_fact
 
 CODE = "EV008"
 NAME = "fast-mode-unused"
@@ -64,11 +64,18 @@ def _is_read(ctx: EvaluatorContext, dest: str, declaration: ast.Call) -> bool:
     if dest in ctx.attribute_loads or dest in ctx.name_loads:
         return True
     declared = {id(a) for a in declaration.args}
-    if any(s.value == dest and id(s) not in declared for s in ctx.strings):
+    if any(id(s) not in declared for s in ctx.string_nodes(dest)):
         return True
     # `run(**vars(args))` hands every option to a function: assume it is read there.
-    for call in ctx.calls:
+    return ctx.fact("EV008.vars_spread", "") is True
+
+
+def _vars_spread(ctx: EvaluatorContext, _key: str) -> bool:
+    for call in ctx.star_kwarg_calls():
         for kw in call.keywords:
             if kw.arg is None and isinstance(kw.value, ast.Call) and ctx.call_name(kw.value) == "vars":
                 return True
     return False
+
+
+register_fact("EV008.vars_spread", _vars_spread)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, children, int_constant, walk_no_nested
@@ -58,10 +59,21 @@ class Flow:
         self._inlined: dict[ast.AST, int] = {}
         self._stack: list[ast.AST] = []
         self._frames = 0
-        self._abnormal_cache: dict[int, bool] = {}
         self._calls_in: dict[int, list[ast.Call]] = {}
         with contextlib.suppress(_Terminated):
-            self._block(ctx.tree.body, _Flags())
+            self._block(list(ctx.flow_body()), _Flags())
+
+    def copy_for(self, ctx: EvaluatorContext) -> Flow:
+        """This walk for another context of the same document (its lookups checked by the caller)."""
+        flow = Flow.__new__(Flow)
+        flow.ctx = ctx
+        flow.steps = list(self.steps)
+        flow.reached = set(self.reached)
+        flow._inlined = dict(self._inlined)
+        flow._stack = []
+        flow._frames = self._frames
+        flow._calls_in = {}
+        return flow
 
     def walk_unreached(self) -> None:
         """Also walk functions nothing visibly calls but something references (decorated commands, callbacks)."""
@@ -153,34 +165,7 @@ class Flow:
         return self._block(body, inner)
 
     def ends_abnormally(self, body: list[ast.stmt]) -> bool:
-        """The block ends by raising, exiting non-zero, returning a non-zero code, or calling a helper that does."""
-        if not body:
-            return False
-        last = body[-1]
-        if isinstance(last, ast.Raise):
-            exc = last.exc
-            if exc is not None and self.ctx.qualname(exc) == "SystemExit":
-                return False
-            if isinstance(exc, ast.Call) and self.ctx.call_name(exc) == "SystemExit":
-                return is_definite_error_exit(exc)
-            return True
-        if isinstance(last, ast.Return):
-            code = int_constant(last.value)
-            return code is not None and code != 0
-        if isinstance(last, ast.If):
-            return bool(last.orelse) and self.ends_abnormally(last.body) and self.ends_abnormally(last.orelse)
-        if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
-            call = last.value
-            if self.ctx.call_name(call) in EXIT_CALLS:
-                return is_definite_error_exit(call)
-            func = self.ctx.local_function(call)
-            if func is not None:
-                key = id(func)
-                if key not in self._abnormal_cache:
-                    self._abnormal_cache[key] = False
-                    self._abnormal_cache[key] = self.ends_abnormally(func.body)
-                return self._abnormal_cache[key]
-        return False
+        return ends_abnormally(self.ctx, body)
 
     # -- expressions ---------------------------------------------------------------------------------------
 
@@ -255,7 +240,64 @@ class Flow:
             self._stack.pop()
 
 
-def _post_order(expr: ast.AST, kids: dict[int, list[ast.AST]]) -> list[ast.AST]:
+def ends_abnormally(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
+    """The block ends by raising, exiting non-zero, returning a non-zero code, or calling a helper that does.
+
+    A helper that (indirectly) calls itself counts as not ending abnormally on the recursive call; answers
+    are memoized per document only when no such cycle was cut, so they do not depend on what was asked first.
+    """
+    memo = ctx.memo.get("ends_abnormally")
+    if not isinstance(memo, dict):
+        memo = ctx.memo["ends_abnormally"] = {}
+    return _ends_abnormally(ctx, body, memo, set())[0]
+
+
+def _ends_abnormally(
+    ctx: EvaluatorContext, body: list[ast.stmt], memo: dict[int, bool], stack: set[int]
+) -> tuple[bool, bool]:
+    """(ends abnormally, a recursion cycle was cut while deciding)."""
+    if not body:
+        return False, False
+    last = body[-1]
+    if isinstance(last, ast.Raise):
+        exc = last.exc
+        if exc is not None and ctx.qualname(exc) == "SystemExit":
+            return False, False
+        if isinstance(exc, ast.Call) and ctx.call_name(exc) == "SystemExit":
+            return is_definite_error_exit(exc), False
+        return True, False
+    if isinstance(last, ast.Return):
+        code = int_constant(last.value)
+        return code is not None and code != 0, False
+    if isinstance(last, ast.If):
+        if not last.orelse:
+            return False, False
+        body_ends, body_cut = _ends_abnormally(ctx, last.body, memo, stack)
+        if not body_ends:
+            return False, body_cut
+        else_ends, else_cut = _ends_abnormally(ctx, last.orelse, memo, stack)
+        return else_ends, body_cut or else_cut
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        call = last.value
+        if ctx.call_name(call) in EXIT_CALLS:
+            return is_definite_error_exit(call), False
+        func = ctx.local_function(call)
+        if func is not None:
+            key = id(func)
+            if key in memo:
+                return memo[key], False
+            if key in stack:
+                return False, True
+            stack.add(key)
+            result, cut = _ends_abnormally(ctx, func.body, memo, stack)
+            stack.discard(key)
+            if not cut:
+                memo[key] = result
+            return result, cut
+    return False, False
+
+
+def _post_order(expr: ast.AST, kids: Mapping[int, list[ast.AST]]) -> list[ast.AST]:
     """Nodes of an expression with arguments before the call that uses them; lambdas are not entered."""
     out: list[ast.AST] = []
     stack: list[tuple[ast.AST, bool]] = [(expr, False)]

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from core.diagnostics import Diagnostic, Severity
-from core.rules.evaluator.context import EvaluatorContext
+from core.rules.evaluator.context import EvaluatorContext, register_fact
 from core.rules.evaluator.paths import in_dir, resolve_path
 
 CODE = "EV014"
@@ -137,16 +137,29 @@ def _suite_siblings(ctx: EvaluatorContext, top: str) -> set[str]:
     return set()
 
 
+SYS_PATH_CALLS = ("sys.path.insert", "sys.path.append")
+
+
 def _search_dirs(ctx: EvaluatorContext) -> list[str]:
     """The workspace root (the evaluator's working directory) plus literal `sys.path` additions."""
+    found = ctx.fact("EV014.search_dirs", "")
+    assert isinstance(found, tuple)
+    return list(found)
+
+
+def _compute_search_dirs(ctx: EvaluatorContext, _key: str) -> tuple[str, ...]:
     dirs = [""]
-    for call in ctx.calls:
+    aliased = any(target in SYS_PATH_CALLS for target in ctx.aliases.values())
+    for call in ctx.calls if aliased else ctx.method_calls("insert", "append"):
         name = ctx.call_name(call)
-        if name in ("sys.path.insert", "sys.path.append") and call.args:
+        if name in SYS_PATH_CALLS and call.args:
             value = resolve_path(ctx, call.args[-1])
             if value.known and not value.path.startswith(("/", "..")):
                 dirs.append(value.path)
-    return dirs
+    return tuple(dirs)
+
+
+register_fact("EV014.search_dirs", _compute_search_dirs)
 
 
 def _in_suite(ctx: EvaluatorContext, path: str) -> bool:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import ast
 import re
 import string
+import threading
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from core.diagnostics import Range
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.context import EvaluatorContext, walk
+from core.rules.evaluator.context import DocumentView, EvaluatorContext, walk
 from core.rules.evaluator.flow import Flow, Step
 from core.scoreline import METRIC_NAME, SCORE_LINE
 
@@ -102,12 +104,36 @@ def printed_metric(source: str) -> MetricPrint | None:
     return MetricPrint(info.shape.name, ctx.range_of(info.call))
 
 
+_FLOWS: OrderedDict[tuple[object, ...], tuple[dict[tuple[str, str], object], Flow]] = OrderedDict()
+_FLOWS_LOCK = threading.Lock()
+
+
 def flow_of(ctx: EvaluatorContext) -> Flow:
+    """The execution-order walk of the document, reused from the last lint when its lookups still hold."""
     flow = ctx.memo.get("flow")
-    if not isinstance(flow, Flow):
-        flow = Flow(ctx)
-        ctx.memo["flow"] = flow
+    if isinstance(flow, Flow):
+        return flow
+    key = (ctx.relpath, ctx.kind, ctx.lint.config.evaluation_dir)
+    with _FLOWS_LOCK:
+        cached = _FLOWS.get(key)
+    if cached is not None and ctx.reads_hold(cached[0]):
+        flow = cached[1].copy_for(ctx)
+    else:
+        view = DocumentView(ctx)
+        walked = Flow(view)
+        flow = walked.copy_for(ctx)
+        with _FLOWS_LOCK:
+            _FLOWS[key] = (view.reads, walked.copy_for(ctx))
+            _FLOWS.move_to_end(key)
+            while len(_FLOWS) > 32:
+                _FLOWS.popitem(last=False)
+    ctx.memo["flow"] = flow
     return flow
+
+
+def clear_flows() -> None:
+    with _FLOWS_LOCK:
+        _FLOWS.clear()
 
 
 def metric_of(ctx: EvaluatorContext) -> MetricInfo | None:

@@ -44,15 +44,9 @@ PARSERS = frozenset({"argparse.ArgumentParser"})
 
 
 def has_fast_option(ctx: EvaluatorContext) -> bool:
-    if any(s.value == "--fast" for s in ctx.strings):
+    if ctx.string_nodes("--fast"):
         return True
-    if any(q.startswith(("typer", "fire")) for q in ctx.aliases.values()):
-        for node in ctx.nodes:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
-                a.arg == "fast" for a in (*node.args.args, *node.args.kwonlyargs)
-            ):
-                return True
-    return False
+    return ctx.has_fast_parameter() and any(q.startswith(("typer", "fire")) for q in ctx.aliases.values())
 
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
@@ -70,7 +64,7 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
                     f'{indent}{stmt.targets[0].id}.add_argument("--fast", action="store_true", '
                     'help="smoke check: quick run, score not comparable with a full run")\n'
                 )
-                fix = Fix(FIX_TITLE, (ctx.insert_lines(stmt.end_lineno or stmt.lineno, text),))
+                fix = Fix(FIX_TITLE, (ctx.insert_lines(ctx.end_of(stmt).line + 1, text),))
             yield ctx.diagnostic(rule, call, message, fix)
             return
         yield ctx.diagnostic(rule, call, message)

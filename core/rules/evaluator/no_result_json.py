@@ -73,5 +73,5 @@ def writer_fix(ctx: EvaluatorContext) -> Fix | None:
     lines = writer_lines(ctx, json_name, indent)
     if lines is None:
         return None
-    edit = ctx.insert_lines(stmt.lineno - 1, lines)
+    edit = ctx.insert_lines(ctx.start_of(stmt).line, lines)
     return Fix(FIX_TITLE, (*import_edits, edit))

@@ -233,24 +233,16 @@ def opened_for_write(ctx: EvaluatorContext, expr: ast.AST) -> PathValue | None:
 
 
 def _with_binding(ctx: EvaluatorContext, name: str) -> ast.expr | None:
-    memo = ctx.memo.get("with_bindings")
-    if not isinstance(memo, dict):
-        bindings: dict[str, ast.expr] = {}
-        for node in ctx.nodes:
-            if isinstance(node, ast.With | ast.AsyncWith):
-                for item in node.items:
-                    if isinstance(item.optional_vars, ast.Name):
-                        bindings.setdefault(item.optional_vars.id, item.context_expr)
-        ctx.memo["with_bindings"] = memo = bindings
-    value = memo.get(name)
-    return value if isinstance(value, ast.expr) else None
+    return ctx.with_binding(name)
 
 
 def writes(ctx: EvaluatorContext) -> list[Write]:
+    """Every file write, in document order (gathered from the per-chunk passes when they ran)."""
     memo = ctx.memo.get("writes")
     if isinstance(memo, list):
         return memo
-    found = list(_find_writes(ctx))
+    facts = ctx.facts("writes")
+    found = [w for w in facts if isinstance(w, Write)] if facts is not None else list(_find_writes(ctx))
     ctx.memo["writes"] = found
     return found
 

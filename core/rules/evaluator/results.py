@@ -63,7 +63,7 @@ def dict_of(
 def _added_keys(ctx: EvaluatorContext, name: str) -> set[str] | None:
     """Keys added later with `d["k"] = v` or `d.update(...)`; None when some key is computed."""
     keys: set[str] = set()
-    for node in ctx.nodes:
+    for node in ctx.key_adders(name):
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:

@@ -38,8 +38,7 @@ from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Position, Range, Severity
 from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, int_constant, walk_no_nested
-from core.rules.evaluator.flow import is_error_exit
-from core.rules.evaluator.metric import flow_of
+from core.rules.evaluator.flow import ends_abnormally, is_error_exit
 
 CODE = "EV012"
 NAME = "swallowed-failure"
@@ -115,7 +114,6 @@ def _header(ctx: EvaluatorContext, handler: ast.ExceptHandler) -> Range:
 
 
 def _loud(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
-    flow = flow_of(ctx)
     for node in walk_no_nested(body):
         if isinstance(node, ast.Raise):
             return True
@@ -128,7 +126,7 @@ def _loud(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
             if name in EXIT_CALLS and is_error_exit(node):
                 return True
             func = ctx.local_function(node)
-            if func is not None and flow.ends_abnormally(func.body):
+            if func is not None and ends_abnormally(ctx, func.body):
                 return True
     return False
 

@@ -25,11 +25,11 @@ def main():
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Position, Range, Severity
-from core.rules.evaluator.context import split_lines
+from core.rules.evaluator import chunks
+from core.rules.evaluator.chunks import split_lines
 
 CODE = "EV001"
 NAME = "syntax-error"
@@ -39,14 +39,7 @@ FIX_TITLE = None
 
 def parse(text: str) -> ast.Module | SyntaxError | ValueError:
     """The module, or the error that stops it from parsing (warnings such as bad escapes are ignored)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except SyntaxError as exc:
-        return exc
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return ValueError(str(exc) or type(exc).__name__)
+    return chunks.parse(text)
 
 
 def check(relpath: str, text: str, error: SyntaxError | ValueError) -> Iterator[Diagnostic]:

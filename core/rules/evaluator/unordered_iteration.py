@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 
 from core.diagnostics import Diagnostic, Fix, Range, Severity, TextEdit
-from core.rules.evaluator.context import EvaluatorContext
+from core.rules.evaluator.context import EvaluatorContext, register_fact
 
 CODE = "EV013"
 NAME = "unordered-iteration"
@@ -151,15 +151,29 @@ def _iterated(ctx: EvaluatorContext, node: ast.AST) -> Iterator[ast.expr]:
         yield node.value
 
 
-def _set_names(ctx: EvaluatorContext) -> set[str]:
-    names: set[str] = set()
-    for name, values in ctx.assigned.items():
-        if values and all(_is_set(ctx, v, set()) for v in values):
-            names.add(name)
-    return names
+class _SetNames(Container[str]):
+    """Names every assignment of which is a set (asked name by name, so a chunk records only its own)."""
+
+    def __init__(self, ctx: EvaluatorContext) -> None:
+        self._ctx = ctx
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._ctx.fact("EV013.set_name", name) is True
 
 
-def _is_set(ctx: EvaluatorContext, expr: ast.AST, set_names: set[str]) -> bool:
+def _set_names(ctx: EvaluatorContext) -> Container[str]:
+    return _SetNames(ctx)
+
+
+def _is_set_name(ctx: EvaluatorContext, name: str) -> bool:
+    values = ctx.assigned.get(name)
+    return bool(values) and all(_is_set(ctx, v, frozenset()) for v in values or ())
+
+
+register_fact("EV013.set_name", _is_set_name)
+
+
+def _is_set(ctx: EvaluatorContext, expr: ast.AST, set_names: Container[str]) -> bool:
     if isinstance(expr, ast.Set | ast.SetComp):
         return True
     if isinstance(expr, ast.Call) and ctx.call_name(expr) in ("set", "frozenset"):

@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from core.diagnostics import Diagnostic, Fix, Position, Range, Severity, TextEdit
 from core.rules.evaluator.context import EvaluatorContext, has_star_kwargs, keyword
@@ -179,13 +180,13 @@ SHUFFLE_SPLITTERS = frozenset({"KFold", "StratifiedKFold", "GroupKFold", "Strati
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
+    facts = ctx.facts("random")
+    found_calls = [f for f in facts if isinstance(f, RandomCall)] if facts is not None else random_calls(ctx)
+    if not found_calls:
+        return
     order = _first_step(ctx)
     seeds = _seed_positions(ctx)
-    for call in ctx.calls:
-        found = _classify(ctx, call)
-        if found is None:
-            continue
-        family, label, kind = found
+    for call, family, label, kind in found_calls:
         if kind in ("global", "keyword") and _seeded(family, call, order, seeds):
             continue
         fix = _fix(ctx, call, family, kind)
@@ -198,6 +199,46 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
         else:
             message = f"`{label}()` uses the {family} global RNG with no seed set first"
         yield ctx.diagnostic(rule, call, message, fix)
+
+
+class RandomCall(NamedTuple):
+    call: ast.Call
+    family: str
+    label: str
+    kind: str
+
+
+class SeedCall(NamedTuple):
+    call: ast.Call
+    family: str
+
+
+def random_calls(ctx: EvaluatorContext) -> list[RandomCall]:
+    """Random calls in document order (per chunk: no ordering or seeding is decided here)."""
+    out: list[RandomCall] = []
+    for call in ctx.calls:
+        found = _classify(ctx, call)
+        if found is not None:
+            out.append(RandomCall(call, *found))
+    return out
+
+
+def seed_calls(ctx: EvaluatorContext) -> list[SeedCall]:
+    """Calls that seed a family's global RNG (`"all"` for `seed_everything()`-style helpers)."""
+    out: list[SeedCall] = []
+    for call in ctx.calls:
+        name = ctx.call_name(call)
+        if name is None:
+            continue
+        family = SEEDERS.get(name)
+        if family is None and name.rsplit(".", 1)[-1] in GLOBAL_SEEDERS:
+            family = "all"
+        if family is None or (not call.args and not call.keywords):
+            continue
+        if call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value is None:
+            continue
+        out.append(SeedCall(call, family))
+    return out
 
 
 def _classify(ctx: EvaluatorContext, call: ast.Call) -> tuple[str, str, str] | None:
@@ -307,17 +348,9 @@ def _seed_positions(ctx: EvaluatorContext) -> dict[str, list[int | None]]:
     """Per family, the flow index of each seed call (None for a seed the flow never reaches)."""
     order = _first_step(ctx)
     seeds: dict[str, list[int | None]] = {"random": [], "numpy": [], "torch": [], "all": []}
-    for call in ctx.calls:
-        name = ctx.call_name(call)
-        if name is None:
-            continue
-        family = SEEDERS.get(name)
-        if family is None and name.rsplit(".", 1)[-1] in GLOBAL_SEEDERS:
-            family = "all"
-        if family is None or (not call.args and not call.keywords):
-            continue
-        if call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value is None:
-            continue
+    facts = ctx.facts("seeds")
+    found = [f for f in facts if isinstance(f, SeedCall)] if facts is not None else seed_calls(ctx)
+    for call, family in found:
         seeds[family].append(order.get(id(call)))
     return seeds
 

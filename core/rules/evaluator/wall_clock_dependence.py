@@ -67,6 +67,11 @@ def _is_source(ctx: EvaluatorContext, call: ast.Call) -> bool:
     return name is not None and (name in SOURCES or name.startswith("secrets."))
 
 
+def sources(ctx: EvaluatorContext) -> list[ast.Call]:
+    """Calls to wall-clock, UUID and OS randomness sources, in document order."""
+    return [c for c in ctx.calls if _is_source(ctx, c)]
+
+
 class _Taint:
     """Names (and local functions) whose value derives from a source call, with the calls they come from."""
 
@@ -74,7 +79,9 @@ class _Taint:
         self.ctx = ctx
         self.names: dict[str, set[int]] = {}
         self.functions: dict[str, set[int]] = {}
-        self.calls: dict[int, ast.Call] = {id(c): c for c in ctx.calls if _is_source(ctx, c)}
+        facts = ctx.facts("time_sources")
+        found = [c for c in facts if isinstance(c, ast.Call)] if facts is not None else sources(ctx)
+        self.calls: dict[int, ast.Call] = {id(c): c for c in found}
         if not self.calls:
             return
         assignments: list[tuple[list[str], ast.expr]] = []

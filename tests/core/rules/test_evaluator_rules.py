@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import ast
 import os
+import random
 import re
 import shutil
 import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +18,7 @@ import pytest
 from core.config import Config
 from core.diagnostics import Diagnostic, TextEdit
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator import RULE_INFOS, lint
+from core.rules.evaluator import RULE_INFOS, clear_caches, lint, lint_reference
 from core.rules.evaluator.context import split_lines
 from core.rules.evaluator.metric import printed_metric
 
@@ -331,3 +335,267 @@ def test_in_process_candidate_from_entry_point_config() -> None:
     text = "from predict import run\nimport solution.predict\nimport pandas\n"
     found = lint(ENTRY, text, DocumentKind.EVALUATOR, LintContext(config=config))
     assert sorted(d.range.start.line for d in found if d.code == "EV014") == [0, 1]
+
+
+# -- incremental lint = cold lint = whole-file lint ----------------------------------------------------------
+
+EDIT_PIECES = (
+    "x",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    '"',
+    "'",
+    '"""',
+    ":",
+    ",",
+    ".",
+    "#",
+    "1",
+    " ",
+    "    ",
+    "\t",
+    "\\",
+    "\n",
+    "\r\n",
+    "\r",
+    "\f",
+    "\x0b",
+    "\u2028",
+    "é",
+    "😀",
+    "else:\n",
+    "@dec\n",
+    '"""\n',
+    "import random\n",
+    "random.shuffle(rows)\n",
+    "print(f'auc: {auc}')\n",
+    "for f in os.listdir('.'):\n    pass\n",
+    "try:\n    pass\nexcept Exception:\n    pass\n",
+    "sys.exit(0)\n",
+    "  # proctor: noqa\n",
+)
+
+
+NAMES = (
+    "random",
+    "np",
+    "numpy",
+    "os",
+    "sys",
+    "json",
+    "sorted",
+    "set",
+    "list",
+    "print",
+    "open",
+    "main",
+    "result",
+    "RESULT",
+    "fast",
+    "args",
+    "files",
+    "labels",
+    "requests",
+    "time",
+    "exit",
+    "Path",
+    "d",
+    "x",
+    "auc",
+    "seed",
+)
+STRINGS = (
+    '"result.json"',
+    '"kapso_evaluation/result.json"',
+    '"--fast"',
+    '"kapso_datasets/test_labels.csv"',
+    '"https://example.com/a"',
+    '"w"',
+    '"r"',
+    '"score"',
+    '"auc: 1"',
+    '"evaluation_output"',
+    '"x.py"',
+)
+STATEMENTS = (
+    "import numpy as np\n",
+    "import random\n",
+    "from os import listdir as ld\n",
+    "import requests\n",
+    'RESULT = "kapso_evaluation/result.json"\n',
+    "sorted = list\n",
+    "files = os.listdir('.')\n",
+    "files.sort()\n",
+    "random.seed(0)\n",
+    "np.random.seed(1)\n",
+    "json = None\n",
+    "d = {}\n",
+    'd["score"] = 1\n',
+    "d.update(evaluation_output=1)\n",
+    "def main():\n    return 1\n",
+    "def helper():\n    sys.exit(1)\n",
+    "names = {1, 2}\n",
+    "for n in names:\n    pass\n",
+    'with open("kapso_evaluation/gen.py", "w") as fh:\n    fh.write("x")\n',
+    "import time\nT = time.time()\n",
+    "print(f'auc: {T}')\n",
+    "sys.path.insert(0, 'lib')\n",
+    "class Runner:\n    def run(self):\n        print(1)\n",
+)
+IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+STRING = re.compile(r'"[^"\n\\]*"')
+
+
+def random_edit(text: str, rng: random.Random) -> str:
+    """One edit of the kinds typing makes (characters, lines) or that changes what other chunks see."""
+    roll = rng.random()
+    at = rng.randrange(len(text) + 1)
+    if roll < 0.25:
+        return text[:at] + rng.choice(EDIT_PIECES) + text[at:]
+    if roll < 0.4:
+        return text[:at] + text[at + rng.randint(1, 4) :]
+    if roll < 0.55 or roll < 0.65:
+        pattern, pool = (IDENTIFIER, NAMES) if roll < 0.55 else (STRING, STRINGS)
+        matches = list(pattern.finditer(text))
+        if matches:
+            match = rng.choice(matches)
+            return text[: match.start()] + rng.choice(pool) + text[match.end() :]
+    lines = text.split("\n")
+    line = rng.randrange(len(lines))
+    if roll < 0.8:
+        lines.insert(line, rng.choice(STATEMENTS).rstrip("\n"))
+    elif roll < 0.88:
+        del lines[line]
+    elif roll < 0.95:
+        lines.insert(line, lines[rng.randrange(len(lines))])
+    else:
+        lines.insert(rng.randrange(len(lines) + 1), lines.pop(line))
+    return "\n".join(lines)
+
+
+def sorted_diagnostics(found: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(found, key=lambda d: (d.range.start, d.code))
+
+
+def assert_same_as_from_scratch(
+    text: str, kind: DocumentKind, ctx: LintContext, *, cold: bool = True
+) -> None:
+    incremental = sorted_diagnostics(lint(ENTRY, text, kind, ctx))
+    reference = sorted_diagnostics(lint_reference(ENTRY, text, kind, ctx))
+    assert incremental == reference, text
+    if cold:
+        clear_caches()
+        assert sorted_diagnostics(lint(ENTRY, text, kind, ctx)) == incremental, text
+
+
+def edit_walk(text: str, rng: random.Random, steps: int, parsed: list[bool]) -> Iterator[str]:
+    """Random edits; an edit that breaks the syntax is linted, then the walk goes on from the last valid text."""
+    for _ in range(steps):
+        candidate = random_edit(text, rng)
+        yield candidate
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(candidate)
+        except (SyntaxError, ValueError):
+            parsed.append(False)
+            continue
+        parsed.append(True)
+        text = candidate
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_incremental_lint_equals_cold_lint_under_random_edits(seed: int) -> None:
+    """Hundreds of edits over every fixture, including ones that break the syntax mid-typing."""
+    rng = random.Random(seed)
+    kinds = [DocumentKind.EVALUATOR, DocumentKind.SUITE_PYTHON]
+    contexts = [LintContext(), LintContext(exists=lambda rel: rel.endswith(("solution.py", "metrics.py")))]
+    parsed: list[bool] = []
+    for number, fixture in enumerate(sorted(FIXTURES.glob("*.py"))[seed::4]):
+        text = fixture.read_text(encoding="utf-8")
+        kind, ctx = rng.choice(kinds), rng.choice(contexts)
+        lint(ENTRY, text, kind, ctx)
+        for step, edited in enumerate(edit_walk(text, rng, 14, parsed)):
+            assert_same_as_from_scratch(edited, kind, ctx, cold=(number + step) % 3 == 0)
+    assert sum(parsed) >= len(parsed) // 3  # mostly the incremental path, not just EV001
+
+
+def test_incremental_lint_of_a_large_evaluator_under_random_edits() -> None:
+    sys.path.insert(0, str(Path(__file__).parents[3] / "bench"))
+    try:
+        from _evaluator_gen import generate
+    finally:
+        sys.path.pop(0)
+    rng = random.Random(7)
+    text = generate(1000)
+    ctx = LintContext()
+    lint(ENTRY, text, DocumentKind.EVALUATOR, ctx)
+    parsed: list[bool] = []
+    for step, edited in enumerate(edit_walk(text, rng, 40, parsed)):
+        assert_same_as_from_scratch(edited, DocumentKind.EVALUATOR, ctx, cold=step % 8 == 0)
+    assert sum(parsed) >= len(parsed) // 3
+
+
+def test_chunked_parse_is_the_whole_file_parse() -> None:
+    from core.rules.evaluator import chunks
+
+    text = (
+        '"""Doc\nwith lines at column 0\n"""\nimport os\n@dec\n@other(1)\ndef f(\na=1,\n):\n    return (\n1)\n'
+        "if x:\n    pass\nelse:\n    pass\ntry:\n    import y\nexcept ImportError:\n    y = None\n"
+        "X = [\n    1,\n]\ns = 'a' \\\n'b'\n\fz = 1\r\nw = 2\rq = 3\n"
+    )
+    placed = chunks.parse_document(text)
+    assert isinstance(placed, list) and len(placed) > 3
+    whole = ast.parse(text)
+    assert len(whole.body) == sum(len(p.chunk.body) for p in placed)
+    for p in placed:
+        for stmt in p.chunk.body:
+            expected = whole.body.pop(0)
+            shifted = ast.increment_lineno(ast.parse(ast.unparse(stmt)), 0)
+            assert ast.dump(shifted) == ast.dump(ast.parse(ast.unparse(expected)))
+            assert stmt.lineno + p.line == expected.lineno
+            assert (stmt.end_lineno or 0) + p.line == expected.end_lineno
+    broken = chunks.parse_document(text.replace("def f(", "def f(("))
+    assert isinstance(broken, SyntaxError)
+
+
+def test_noqa_uses_the_rules_line_numbers() -> None:
+    from core.lint import lint_document
+
+    text = 'x = 1  # form feed \f here\nimport os\nprint(os.listdir("."))  # proctor: noqa: EV013\n'
+    found = lint_document(ENTRY, text, DocumentKind.EVALUATOR, LintContext(), select=["EV013"])
+    assert found == []
+    text = 'x = "\u2028"\x0b\nimport os\nprint(os.listdir("."))  # proctor: noqa: EV013\n'
+    assert lint_document(ENTRY, text, DocumentKind.EVALUATOR, LintContext(), select=["EV013"]) == []
+
+
+CROSS_CHUNK = [
+    # (unchanged chunks, the chunk added in front): the added chunk changes what the others report.
+    ("import os\nfiles = sorted(os.listdir('.'))\n", "sorted = list\n"),  # a builtin rebound
+    ("import os\nfiles = os.listdir('.')\n", "print(files)\n"),  # a later use, not sorted
+    ('import argparse\np = argparse.ArgumentParser()\np.add_argument("--fast")\n', 'x = "fast"\n'),
+    ("for n in names:\n    pass\n", "names = {1, 2}\n"),  # a set, known from another chunk
+    ("import sys\nsys.exit(1)\n", 'print("error: bad input")\n'),  # the reason printed before
+    ("fh.write('x')\n", 'with open("kapso_evaluation/result.json", "w") as fh:\n    pass\n'),
+    ("import numpy as np\nnp.random.rand(3)\n", "np.random.seed(0)\n"),
+    ("def helper():\n    sys.exit(1)\ntry:\n    run()\nexcept Exception:\n    helper()\n", "import sys\n"),
+    ("import os\nfor f in os.listdir('.'):\n    pass\n", "from os import listdir as os\n"),
+    ("open(DATA).read()\n", 'DATA = "kapso_datasets/test_labels.csv"\n'),
+]
+
+
+@pytest.mark.parametrize(("unchanged", "added"), CROSS_CHUNK)
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_an_edit_in_one_chunk_updates_what_other_chunks_report(
+    unchanged: str, added: str, where: str
+) -> None:
+    ctx = LintContext()
+    for kind in (DocumentKind.EVALUATOR, DocumentKind.SUITE_PYTHON):
+        lint(ENTRY, unchanged, kind, ctx)
+        edited = added + unchanged if where == "before" else unchanged + added
+        assert_same_as_from_scratch(edited, kind, ctx)
+        assert_same_as_from_scratch(unchanged, kind, ctx)
