@@ -251,11 +251,12 @@ def sandbox_argv(choice: SandboxChoice, argv: Sequence[str], *, cwd: Path, scrat
     if not choice.read_only_fs:
         return [*namespace_prefix(choice.mechanism, program), *argv]
     workdir = os.path.realpath(cwd)
-    writable = sorted({workdir, os.path.realpath(scratch)}, key=lambda p: (p.count(os.sep), p))
-    read_only = _interpreter_paths_inside(writable)
+    writable = {workdir, os.path.realpath(scratch)}
+    read_only = set(_interpreter_paths_hidden_by(writable))
+    # Parents first: a deeper bind lands on top of a shallower one (and of the private /tmp).
+    ordered = sorted((*((p, True) for p in writable), *((p, False) for p in read_only)), key=_depth_first)
     if choice.mechanism == "bwrap":
-        binds = [arg for path in writable for arg in ("--bind", path, path)]
-        binds += [arg for path in read_only for arg in ("--ro-bind", path, path)]
+        binds = [arg for path, rw in ordered for arg in ("--bind" if rw else "--ro-bind", path, path)]
         return [
             program,
             *("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"),
@@ -269,8 +270,7 @@ def sandbox_argv(choice: SandboxChoice, argv: Sequence[str], *, cwd: Path, scrat
         ]
     if choice.mechanism == "unshare":
         spec = ["--chdir", workdir]
-        spec += [arg for path in writable for arg in ("--rw", path)]
-        spec += [arg for path in read_only for arg in ("--ro", path)]
+        spec += [arg for path, rw in ordered for arg in ("--rw" if rw else "--ro", path)]
         return [
             program,
             *("--user", "--map-root-user", "--net", "--ipc", "--pid", "--fork", "--kill-child"),
@@ -283,10 +283,24 @@ def sandbox_argv(choice: SandboxChoice, argv: Sequence[str], *, cwd: Path, scrat
     raise RunnerError(f"unknown sandbox mechanism {choice.mechanism!r}: expected unshare or bwrap")
 
 
-def _interpreter_paths_inside(writable: Sequence[str]) -> list[str]:
-    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+_PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
+
+
+def _depth_first(item: tuple[str, bool]) -> tuple[int, str]:
+    return item[0].rstrip(os.sep).count(os.sep), item[0]
+
+
+def _interpreter_paths_hidden_by(writable: set[str]) -> list[str]:
+    """The interpreter's prefixes and import dirs that a writable bind or a private /tmp would cover.
+
+    They are bound back read-only: a venv inside the workspace stays unpatchable, and a venv under /tmp
+    (a CI checkout there) stays visible to the evaluator.
+    """
+    paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    paths |= {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
+    roots = [*writable, *_PRIVATE_MOUNTS]
     return sorted(
-        p for p in prefixes if any(p != w and p.startswith(w.rstrip(os.sep) + os.sep) for w in writable)
+        p for p in paths if p not in writable and any(p.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
     )
 
 
@@ -349,16 +363,22 @@ def _mount_init(args: list[str]) -> None:  # pragma: no cover - runs inside the 
 
     split = args.index("--")
     options, argv = args[:split], args[split + 1 :]
-    workdir, writable, read_only = "/", [], []
+    workdir, binds = "/", []
     for flag, value in zip(options[::2], options[1::2], strict=True):
         if flag == "--chdir":
             workdir = value
-        elif flag == "--rw":
-            writable.append(value)
-        elif flag == "--ro":
-            read_only.append(value)
-    # Held open so a writable path under /tmp can be bound back after the private tmpfs hides it.
-    handles = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in writable}
+        elif flag in ("--rw", "--ro"):
+            binds.append((value, flag == "--rw"))
+    writable = [path for path, rw in binds if rw]
+    read_only = [path for path, rw in binds if not rw]
+    # Held open so a path under /tmp can be bound back after the private tmpfs hides it.
+    handles = {}
+    for path, rw in binds:
+        try:
+            handles[path] = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError as exc:
+            if rw:
+                die(f"cannot open {path}: {exc.strerror}")
     for point in mount_points():
         failed = remount(point, True)
         # Not a mount root any more (hidden under another mount) or not reachable: nothing to protect.
@@ -369,18 +389,16 @@ def _mount_init(args: list[str]) -> None:  # pragma: no cover - runs inside the 
         failed = mount("tmpfs", point, "tmpfs", nosuid | nodev, "mode=1777")
         if failed:
             die(f"cannot mount a private tmpfs on {point}: {os.strerror(failed)}")
-    for path in writable:
+    for path, rw in binds:
+        if path not in handles:
+            continue
         try:
             os.makedirs(path, exist_ok=True)
         except OSError as exc:
             die(f"cannot create {path}: {exc.strerror}")
-        failed = mount(f"/proc/self/fd/{handles[path]}", path, None, bind | rec) or remount(path, False)
+        failed = mount(f"/proc/self/fd/{handles[path]}", path, None, bind | rec) or remount(path, not rw)
         if failed:
-            die(f"cannot make {path} writable: {os.strerror(failed)}")
-    for path in read_only:
-        failed = mount(path, path, None, bind | rec) or remount(path, True)
-        if failed:
-            die(f"cannot make {path} read-only: {os.strerror(failed)}")
+            die(f"cannot make {path} {'writable' if rw else 'read-only'}: {os.strerror(failed)}")
     for point in [*mount_points(), *read_only]:
         if under(point, writable + private) and not under(point, read_only):
             continue
