@@ -211,4 +211,9 @@ def run_generator(
 def source_description(spec: dict[str, Any]) -> str:
     if spec.get("kind") == "generator":
         return f"generator {spec.get('command')!r} × {spec.get('iterations')}"
+    if spec.get("kind") == "prompt":
+        return (
+            f"prompt {spec.get('prompt_file')!r}: {spec.get('iterations')} iteration(s) × "
+            f"{spec.get('rewrites')} rewrite(s)"
+        )
     return "refs " + " ".join(spec.get("refs", []))

@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -121,12 +121,17 @@ def run_campaign(
     iteration_evaluator: IterationEvaluator | str | None = None,
     iteration_evaluator_failure_policy: str | None = None,
     progress: ProgressCallback | None = None,
+    prompt_file: str | None = None,
+    task: str | None = None,
+    rewrites: int | None = None,
 ) -> CampaignResult:
     """Run (or, with `resume`, continue) a campaign over `repo` and return its result.
 
     Unset arguments come from the baseline commit's config (`[campaign]`), or on resume from the checkpoint.
     `baseline` defaults to HEAD; `parallel` 0 means the number of CPUs. Raises ProctorError for anything that
     stops the campaign from starting (exit 2 in the CLI); candidates' own failures are records, not errors.
+    `prompt_file` (with `iterations`, `rewrites` per iteration and an optional `task`) selects the prompt source
+    (core/campaign/prompt_source.py).
     """
     root = _workspace(Path(repo))
     stored: CampaignState | None = None
@@ -154,6 +159,7 @@ def run_campaign(
             sandbox=sandbox,
             iteration_evaluator=iteration_evaluator,
             policy=iteration_evaluator_failure_policy,
+            prompt=_PromptArgs(prompt_file, task, rewrites),
         )
         scheduler = _Scheduler(setup, state, progress)
         state = scheduler.run()
@@ -213,6 +219,7 @@ def _prepare(
     sandbox: str | None,
     iteration_evaluator: IterationEvaluator | str | None,
     policy: str | None,
+    prompt: _PromptArgs | None = None,
 ) -> tuple[_Setup, CampaignState]:
     from core.config import load_config
     from core.integrity.git import resolve_commit
@@ -235,7 +242,9 @@ def _prepare(
         raise ConfigError(where, exc.line, exc.key, exc.problem) from None
     refuse_stale_result(baseline_dir, config)  # IN006: before anything runs
     suite = snapshot(baseline_dir / config.evaluation_dir, config)
-    source = _candidate_source(stored, config, baseline_commit, candidates, generator, iterations)
+    source = _candidate_source(
+        stored, config, baseline_commit, candidates, generator, iterations, prompt or _PromptArgs(), root
+    )
     evaluator, identity, failure_policy = _iteration_evaluator(stored, config, iteration_evaluator, policy)
     fingerprint = Fingerprint(
         evaluator_id=suite.evaluator_id,
@@ -253,6 +262,8 @@ def _prepare(
                 "(without --resume)"
             )
     choice = choose_sandbox(_sandbox_level(sandbox or config.campaign.sandbox))
+    if source["kind"] == "prompt":
+        _check_prompt_setup(config, choice)
     workers = config.campaign.parallel if parallel is None else parallel
     if workers < 0:
         raise CampaignError(f"--parallel must be 0 (the number of CPUs) or more, found {workers}")
@@ -306,6 +317,15 @@ def _sandbox_level(level: str) -> Literal["auto", "process", "namespace"]:
     raise CampaignError(f"sandbox must be auto, process or namespace, found {level!r}")
 
 
+@dataclass(frozen=True)
+class _PromptArgs:
+    """The prompt source's arguments to run_campaign (all None: not a prompt campaign, or as before)."""
+
+    prompt_file: str | None = None
+    task: str | None = None
+    rewrites: int | None = None
+
+
 def _candidate_source(
     stored: CampaignState | None,
     config: Config,
@@ -313,12 +333,44 @@ def _candidate_source(
     candidates: str | Sequence[str] | None,
     generator: str | None,
     iterations: int | None,
+    prompt: _PromptArgs | None = None,
+    root: Path | None = None,
 ) -> dict[str, Any]:
     """The candidate source as recorded in the fingerprint; on resume, unset arguments mean "as before"."""
-    if candidates is not None and generator:
-        raise CampaignError("give either candidate refs or a generator, not both")
-    if stored is not None and candidates is None and not generator and iterations is None:
+    prompt = prompt or _PromptArgs()
+    if sum(1 for given in (candidates is not None, bool(generator), bool(prompt.prompt_file)) if given) > 1:
+        raise CampaignError("give one candidate source: refs, a generator or a prompt file, not several")
+    if not prompt.prompt_file and (prompt.task is not None or prompt.rewrites is not None):
+        raise CampaignError("--task and --rewrites need --prompt FILE (they belong to the prompt source)")
+    if (
+        stored is not None
+        and candidates is None
+        and not generator
+        and iterations is None
+        and not prompt.prompt_file
+    ):
         return dict(stored.fingerprint.candidate_source)
+    if prompt.prompt_file:
+        from core.campaign import prompt_source
+
+        assert root is not None
+        # Resuming with --prompt again: what is not given again is as before.
+        before = stored.fingerprint.candidate_source if stored is not None else {}
+        before = before if before.get("kind") == "prompt" else {}
+        count = iterations if iterations is not None else config.campaign.iterations
+        if iterations is None and before:
+            count = int(before.get("iterations", count))
+        rewrites = prompt.rewrites
+        if rewrites is None:
+            rewrites = int(before.get("rewrites", prompt_source.DEFAULT_REWRITES))
+        task = prompt.task if prompt.task is not None else str(before.get("task", ""))
+        return prompt_source.source_spec(
+            prompt_source.check_prompt_file(root, baseline_commit, prompt.prompt_file, config),
+            iterations=count,
+            rewrites=rewrites,
+            task=task.strip(),
+            parent=baseline_commit,
+        )
     command = generator if generator else (config.campaign.generator if candidates is None else "")
     if command:
         count = iterations if iterations is not None else config.campaign.iterations
@@ -326,9 +378,25 @@ def _candidate_source(
             raise CampaignError("a generator needs --iterations N (N > 0): how many candidates to make")
         return {"kind": "generator", "command": command, "iterations": count, "parent": baseline_commit}
     if iterations:
-        raise CampaignError("--iterations needs --generator CMD (refs are measured once each)")
+        raise CampaignError(
+            "--iterations needs --generator CMD or --prompt FILE (refs are measured once each)"
+        )
     spec = candidates if candidates is not None else config.campaign.candidates
     return {"kind": "refs", "refs": sources.normalize_spec(spec)}
+
+
+def _check_prompt_setup(config: Config, choice: SandboxChoice) -> None:
+    """A prompt campaign's evaluator calls the judge endpoint: refuse a sandbox without network, models
+    without a price and a missing teacher key before anything runs."""
+    from core.campaign.prompt_source import check_teacher
+
+    if choice.level == "namespace":
+        raise CampaignError(
+            f"a prompt campaign's evaluator calls the judge endpoint over the network, which the sandbox "
+            f"{choice.describe()} cuts off (its loopback is not the host's): set [campaign] sandbox = "
+            '"process" in proctor.toml, or pass --sandbox process'
+        )
+    check_teacher(config.judge)
 
 
 def _iteration_evaluator(
@@ -407,12 +475,16 @@ class _Scheduler:
         self.progress = progress
         self.pool: cf.ProcessPoolExecutor | None = None
         self.running = 0
+        self.job_env: dict[int, Mapping[str, str]] = {}
+        self.record_hook: Callable[[CandidateRecord], None] | None = None
 
     def run(self) -> CampaignState:
         try:
             self._emit("start")
             if self.setup.source["kind"] == "generator":
                 self._run_generator()
+            elif self.setup.source["kind"] == "prompt":
+                self._run_prompt()
             else:
                 jobs = [] if self.state.baseline is not None else [self._baseline_job()]
                 done = self.state.finished_indexes()
@@ -460,6 +532,7 @@ class _Scheduler:
             config=s.config,
             sandbox=s.sandbox,
             work_root=s.work_root,
+            extra_env=tuple(sorted(self.job_env.get(planned.index, {}).items())),
         )
 
     def _pool(self) -> cf.ProcessPoolExecutor:
@@ -511,6 +584,46 @@ class _Scheduler:
             if plan.commit is None:
                 continue  # _generate recorded the failed candidate
             self._measure_all([self._job(plan)])
+
+    def _run_prompt(self) -> None:
+        from core.campaign.prompt_source import PromptDriver
+
+        s = self.setup
+        driver = PromptDriver(
+            self,
+            repo=s.repo,
+            campaign_id=s.campaign_id,
+            config=s.config,
+            source=s.source,
+            baseline_ref=s.baseline_ref,
+            baseline_commit=s.baseline_commit,
+            work_root=s.work_root,
+        )
+        self.record_hook = driver.before_record
+        try:
+            driver.run()
+        finally:
+            self.record_hook = None
+
+    # -- the PromptHost interface (core/campaign/prompt_source.py)
+
+    def measure_planned(
+        self, plans: Sequence[PlannedCandidate], env: Mapping[int, Mapping[str, str]]
+    ) -> None:
+        self.job_env = {index: dict(values) for index, values in env.items()}
+        try:
+            self._measure_all([self._job(p) for p in plans])
+        finally:
+            self.job_env = {}
+
+    def finish_record(self, record: CandidateRecord) -> None:
+        self._finish(record)
+
+    def save(self) -> None:
+        save_state(self.setup.repo, self.state)
+
+    def announce(self, message: str) -> None:
+        self._emit("generating", message=message)
 
     def _generate(self, iteration: int) -> PlannedCandidate:
         s = self.setup
@@ -565,6 +678,8 @@ class _Scheduler:
         s = self.setup
         if record.index > 0 and s.evaluator is not None:
             record = record.with_external(self._external(record))
+        if self.record_hook is not None:
+            self.record_hook(record)
         entry = to_experiment_record(
             s.campaign_id,
             record,
@@ -621,11 +736,13 @@ class _Scheduler:
         if self.progress is None:
             return
         records = self.state.records
-        total = (
-            int(self.setup.source["iterations"])
-            if self.setup.source["kind"] == "generator"
-            else len(self.state.planned)
-        )
+        source = self.setup.source
+        if source["kind"] == "generator":
+            total = int(source["iterations"])
+        elif source["kind"] == "prompt":
+            total = int(source["iterations"]) * int(source["rewrites"])
+        else:
+            total = len(self.state.planned)
         self.progress(
             ProgressEvent(
                 kind=kind,

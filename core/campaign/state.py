@@ -122,6 +122,8 @@ class CampaignState:
     complete: bool = False
     delivered_branch: str | None = None
     notes: tuple[str, ...] = field(default=())
+    # The prompt source's ledger (core/campaign/prompt_source.py): spend, iterations, feedback texts.
+    prompt: Mapping[str, Any] = field(default_factory=dict)
 
     def finished_indexes(self) -> set[int]:
         return {record.index for record in self.records}
@@ -154,6 +156,7 @@ class CampaignState:
             "complete": self.complete,
             "delivered_branch": self.delivered_branch,
             "notes": list(self.notes),
+            **({"prompt": dict(self.prompt)} if self.prompt else {}),
         }
 
     @classmethod
@@ -177,6 +180,7 @@ class CampaignState:
             complete=bool(data.get("complete", False)),
             delivered_branch=data.get("delivered_branch"),
             notes=tuple(str(n) for n in data.get("notes", [])),
+            prompt=dict(data.get("prompt") or {}),
         )
 
 

@@ -49,6 +49,8 @@ class MeasureJob:
     config: Config
     sandbox: SandboxChoice
     work_root: Path
+    # Added to the scrubbed environment: a prompt campaign's judge endpoint, budget share and feedback path.
+    extra_env: tuple[tuple[str, str], ...] = ()
 
 
 def tail(text: str, limit: int = TAIL_CHARS) -> str:
@@ -96,7 +98,13 @@ def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
         codes = ", ".join(sorted({f.code for f in findings if f.severity == "reject"}))
         return _record(job, "rejected", started, findings=findings, reason=f"integrity: {codes}")
     overlay_trusted_suite(job.baseline_dir, dest, config)
-    run = run_evaluator(config.command, dest, timeout_s=config.timeout_s, sandbox=job.sandbox)
+    run = run_evaluator(
+        config.command,
+        dest,
+        timeout_s=config.timeout_s,
+        sandbox=job.sandbox,
+        extra_env=dict(job.extra_env) or None,
+    )
     suite_dir = dest / config.evaluation_dir
     during = tuple(
         FindingRecord.from_finding(f) for f in rehash_findings(job.suite_snapshot, suite_dir, config)

@@ -49,7 +49,23 @@ def campaign(
         typer.Option("--generator", help="A shell command that makes one candidate commit per run."),
     ] = None,
     iterations: Annotated[
-        int | None, typer.Option("--iterations", help="How many times the generator runs.")
+        int | None,
+        typer.Option("--iterations", help="How many times the generator runs, or rounds of prompt rewrites."),
+    ] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt",
+            help="Prompt source: a teacher model rewrites this workspace file (needs --iterations; the "
+            "evaluator must use the judge, at sandbox 'process').",
+        ),
+    ] = None,
+    rewrites: Annotated[
+        int | None, typer.Option("--rewrites", help="Prompt rewrites per iteration (default 2).")
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option("--task", help="The task description the teacher reads (default: the brief's Goal)."),
     ] = None,
     parallel: Annotated[
         int | None, typer.Option("--parallel", help="Candidates at once; 0 = number of CPUs.")
@@ -96,6 +112,9 @@ def campaign(
             iteration_evaluator=iteration_evaluator,
             iteration_evaluator_failure_policy=iteration_evaluator_failure_policy,
             progress=progress.update,
+            prompt_file=prompt,
+            task=task,
+            rewrites=rewrites,
         )
     if report is not None:
         atomic_write_text(report, render_html(result))
