@@ -29,6 +29,7 @@ __all__ = [
     "protocol_at",
     "same_metric",
     "split_lines",
+    "visible_lines",
     "workspace_paths",
 ]
 
@@ -213,6 +214,48 @@ def fenced_lines(lines: Sequence[str]) -> set[int]:
             if match and match.group(1)[0] == marker[0] and len(match.group(1)) >= len(marker):
                 marker = None
     return fenced
+
+
+_COMMENT_OPEN = "<!--"
+_COMMENT_CLOSE = "-->"
+
+
+def visible_lines(text: str) -> tuple[list[str], set[int]]:
+    """The brief's lines with HTML comments blanked out, and the fenced lines.
+
+    A comment (`<!-- ... -->`, possibly over several lines) is not brief text: a commented-out `Measured by`
+    line or a `<!-- proctor: noqa: BR004 -->` marker must not be read as the protocol or its fields. Comment
+    characters become spaces so every position (line, code-point column) stays where it was; a line that held
+    only a comment becomes blank, which ends a paragraph as the HTML block does in Markdown. Comment markers
+    inside fenced code blocks are literal text and stay.
+    """
+    lines = split_lines(text)
+    fenced = fenced_lines(lines)
+    visible: list[str] = []
+    inside = False
+    for number, line in enumerate(lines):
+        if number in fenced:
+            visible.append(line)
+            continue
+        parts: list[str] = []
+        position = 0
+        while position < len(line):
+            if inside:
+                close = line.find(_COMMENT_CLOSE, position)
+                end = len(line) if close < 0 else close + len(_COMMENT_CLOSE)
+                parts.append(" " * (end - position))
+                inside = close < 0
+                position = end
+            else:
+                start = line.find(_COMMENT_OPEN, position)
+                if start < 0:
+                    parts.append(line[position:])
+                    break
+                parts.append(line[position:start])
+                inside = True
+                position = start
+        visible.append("".join(parts))
+    return visible, fenced
 
 
 def _sections(lines: Sequence[str], fenced: set[int]) -> tuple[Section, ...]:
@@ -921,8 +964,7 @@ def _parse_protocol(lines: Sequence[str], fenced: set[int]) -> Protocol | None:
 
 def parse_brief(text: str) -> Brief:
     """Parse a Markdown brief. Never raises: what is not there is None (the BR rules say so)."""
-    lines = split_lines(text)
-    fenced = fenced_lines(lines)
+    lines, fenced = visible_lines(text)
     sections = _sections(lines, fenced)
     protocol = _parse_protocol(lines, fenced)
     goal = _goal(lines, fenced, sections)
@@ -990,14 +1032,13 @@ _PATH_TOKEN = re.compile(r"[^\s`'\"()\[\]{},;|]+")
 
 
 def workspace_paths(text: str, roots: Sequence[str], extra: Sequence[Range] = ()) -> list[Field]:
-    """Workspace-relative paths the brief names, outside code fences (for BR007).
+    """Workspace-relative paths the brief names, outside code fences and HTML comments (for BR007).
 
     A path counts when its first segment is one of `roots` (the data and suite directories), when it is
     back-quoted in a `Data` section, or when `extra` ranges (the protocol's data) cover it. URLs, absolute
     paths, `..` paths, globs and `<placeholders>` are not workspace paths.
     """
-    lines = split_lines(text)
-    fenced = fenced_lines(lines)
+    lines, fenced = visible_lines(text)
     root_set = {r.strip("/") for r in roots if r.strip("/")}
     data_lines: set[int] = set()
     for section in _sections(lines, fenced):

@@ -1,0 +1,2 @@
+def predict(rows):
+    return [0.5 for _ in rows]

@@ -1,0 +1,3 @@
+class Agent:
+    def solve(self, prompt):
+        return prompt

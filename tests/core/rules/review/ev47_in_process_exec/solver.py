@@ -1,0 +1,2 @@
+def solve(grid, constants):
+    return grid
