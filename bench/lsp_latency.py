@@ -6,8 +6,15 @@ debounce) and ruff's server, in one run, with the ratios.
 
 Every server gets the same file and the same edits from the same minimal client (no pygls on the client side,
 so the client costs the same for all). Edits are spaced `--gap-ms` apart (a fast typist): the time measured
-is from writing the notification to reading the diagnostics for that document version (push), or to the
-`textDocument/diagnostic` answer (pull, what VS Code and Neovim ≥ 0.10 use).
+is from writing the notification to reading the first diagnostics that reflect *that* edit: a push for that
+document version (push), or the `textDocument/diagnostic` answer (pull, what VS Code and Neovim ≥ 0.10 use).
+
+"Reflect that edit" is checked on content, not trusted: the edited line is `THRESHOLD = <pad>random.random()
++ undefined_NNNN`, with a pad and a name that change with every edit. Proctor flags the unseeded call
+(EV009), pyflakes and ruff the undefined name; each server's diagnostics on that line must sit at this
+edit's columns and name this edit's name. A publish or answer that does not (stale, empty, or from a
+mangled buffer) is counted as rejected and the clock keeps running; a server that never delivers fails the
+run. Edits replace the exact line range (no past-the-end columns, which pylsp's incremental sync mishandles).
 
 Targets: Proctor didChange→diagnostics median ≤ 10 ms, p95 ≤ 25 ms, ≥ 3× faster than pylsp undebounced.
 """
@@ -57,6 +64,32 @@ PYLSP_SETTINGS = {
 }
 
 
+EDIT_PREFIX = "THRESHOLD = "
+CALL = "random.random()"
+PADS = 8  # the pad cycles through 0..7 spaces: a result up to 7 edits stale sits at the wrong column
+
+
+def edited_line(pad: int, name: str) -> str:
+    """The line every edit rewrites: an unseeded call (Proctor's EV009) plus an undefined name (pyflakes, ruff)."""
+    return f"{EDIT_PREFIX}{' ' * pad}{CALL} + undefined_{name}"
+
+
+def reflects(diagnostics: list[dict[str, Any]], line: int, pad: int, name: str) -> bool:
+    """True when the diagnostics on the edited line are exactly those of this edit (see module docstring)."""
+    call_at = len(EDIT_PREFIX) + pad
+    columns = {call_at, call_at + len(CALL) + len(" + ")}
+    found = [d for d in diagnostics if d["range"]["start"]["line"] == line]
+    if not found:
+        return False
+    for diagnostic in found:
+        if diagnostic["range"]["start"]["character"] not in columns:
+            return False
+        message = str(diagnostic.get("message", ""))
+        if "undefined_" in message and f"undefined_{name}" not in message:
+            return False
+    return True
+
+
 def generate_evaluator(lines: int = 1000) -> str:
     """A realistic contract-following evaluator padded with helper functions to `lines` lines."""
     head = [
@@ -64,11 +97,12 @@ def generate_evaluator(lines: int = 1000) -> str:
         "import argparse",
         "import json",
         "import math",
+        "import random",
         "import subprocess",
         "import sys",
         "",
         "SEED = 42",
-        "THRESHOLD = 0.5",
+        edited_line(0, "open"),
         "",
     ]
     tail = [
@@ -122,7 +156,7 @@ class Client:
         self.proc: asyncio.subprocess.Process | None = None
         self._next = 0
         self._waiting: dict[int, asyncio.Future[Any]] = {}
-        self.published: dict[tuple[str, int | None], float] = {}
+        self.published: list[tuple[float, str, int | None, list[dict[str, Any]]]] = []
         self._publish_event = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
 
@@ -186,7 +220,7 @@ class Client:
             elif "method" in message:
                 if message["method"] == "textDocument/publishDiagnostics":
                     params = message["params"]
-                    self.published[(params["uri"], params.get("version"))] = now
+                    self.published.append((now, params["uri"], params.get("version"), params["diagnostics"]))
                     self._publish_event.set()
             elif message.get("id") in self._waiting:
                 future = self._waiting.pop(message["id"])
@@ -200,11 +234,24 @@ class Client:
             result = [self.settings.get(item.get("section", ""), None) for item in params.get("items", [])]
         self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
-    async def published_at(self, uri: str, version: int) -> float:
-        while (uri, version) not in self.published:
+    async def published_at(
+        self, uri: str, version: int, after: int, accept: Callable[[list[dict[str, Any]]], bool]
+    ) -> tuple[float, int]:
+        """When the first push for `uri` at `version` (or with no version) that `accept`s arrived, counting
+        only pushes from index `after` on; and how many pushes for `uri` were rejected before it."""
+        rejected = 0
+        index = after
+        while True:
+            while index < len(self.published):
+                at, pushed_uri, pushed_version, diagnostics = self.published[index]
+                index += 1
+                if pushed_uri != uri:
+                    continue
+                if pushed_version in (version, None) and accept(diagnostics):
+                    return at, rejected
+                rejected += 1
             self._publish_event.clear()
-            await asyncio.wait_for(self._publish_event.wait(), 60)
-        return self.published[(uri, version)]
+            await asyncio.wait_for(self._publish_event.wait(), 30)
 
     async def stop(self) -> None:
         if self.proc is None:
@@ -234,6 +281,7 @@ class Result:
     name: str
     open_ms: list[float]
     change_ms: list[float]
+    rejected: int = 0  # pushes or pull answers that did not reflect the edit they followed
 
 
 def capabilities(pull: bool) -> dict[str, Any]:
@@ -261,22 +309,37 @@ async def measure(
     await client.start(capabilities(server.pull), server.init_options)
     uri = path.as_uri()
     text = path.read_text(encoding="utf-8")
+    line = next(i for i, each in enumerate(text.splitlines()) if each.startswith(EDIT_PREFIX))
+    current = text.splitlines()[line]
     version = 0
+    rejected = 0
 
-    async def diagnostics_after(send: Callable[[], None]) -> float:
+    async def diagnostics_after(send: Callable[[], None], pad: int, name: str) -> float:
+        nonlocal rejected
+
+        def accept(diagnostics: list[dict[str, Any]]) -> bool:
+            return reflects(diagnostics, line, pad, name)
+
+        after = len(client.published)
         started = time.perf_counter()
         send()
-        if server.pull:
-            await client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
-            return (time.perf_counter() - started) * 1000
-        return (await client.published_at(uri, version) - started) * 1000
+        if not server.pull:
+            at, dropped = await client.published_at(uri, version, after, accept)
+            rejected += dropped
+            return (at - started) * 1000
+        for _ in range(100):
+            answer = await client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+            if isinstance(answer, dict) and accept(list(answer.get("items") or [])):
+                return (time.perf_counter() - started) * 1000
+            rejected += 1
+        raise RuntimeError(f"{server.name}: no pull answer reflects version {version}")
 
     open_ms: list[float] = []
     for _ in range(opens + 1):
         version += 1
         item = {"uri": uri, "languageId": "python", "version": version, "text": text}
         took = await diagnostics_after(
-            lambda item=item: client.notify("textDocument/didOpen", {"textDocument": item})
+            lambda item=item: client.notify("textDocument/didOpen", {"textDocument": item}), 0, "open"
         )
         open_ms.append(took)
         await asyncio.sleep(gap_s)
@@ -284,27 +347,32 @@ async def measure(
         await asyncio.sleep(gap_s)
     version += 1
     item = {"uri": uri, "languageId": "python", "version": version, "text": text}
-    await diagnostics_after(lambda: client.notify("textDocument/didOpen", {"textDocument": item}))
-    line = text.splitlines().index("THRESHOLD = 0.5")
+    await diagnostics_after(lambda: client.notify("textDocument/didOpen", {"textDocument": item}), 0, "open")
     change_ms: list[float] = []
     for index in range(changes + 1):
         await asyncio.sleep(gap_s)
         version += 1
+        pad, name = (index + 1) % PADS, f"{index:04d}"
+        replacement = edited_line(pad, name)
         params = {
             "textDocument": {"uri": uri, "version": version},
             "contentChanges": [
                 {
                     "range": {
-                        "start": {"line": line, "character": 12},
-                        "end": {"line": line, "character": 99},
+                        "start": {"line": line, "character": len(EDIT_PREFIX)},
+                        "end": {"line": line, "character": len(current)},
                     },
-                    "text": f"{index % 10}.{index:04d}",
+                    "text": replacement[len(EDIT_PREFIX) :],
                 }
             ],
         }
-        change_ms.append(await diagnostics_after(lambda p=params: client.notify("textDocument/didChange", p)))
+        current = replacement
+        change_ms.append(
+            await diagnostics_after(lambda p=params: client.notify("textDocument/didChange", p), pad, name)
+        )
     await client.stop()
-    return Result(server.name, open_ms[1:], change_ms[1:])  # the first of each warms caches up
+    # The first of each series warms caches up.
+    return Result(server.name, open_ms[1:], change_ms[1:], rejected)
 
 
 def p95(values: list[float]) -> float:
@@ -324,6 +392,7 @@ def servers() -> list[Server]:
     ruff = shutil.which("ruff", path=str(BIN)) or shutil.which("ruff")
     if ruff:
         found.append(Server("ruff server (reference)", [ruff, "server"]))
+        found.append(Server("ruff server (pull)", [ruff, "server"], pull=True))
     return found
 
 
@@ -359,6 +428,7 @@ def report(results: list[Result], lines: int) -> dict[str, Any]:
             "change_median_ms": statistics.median(r.change_ms),
             "change_p95_ms": p95(r.change_ms),
             "samples": len(r.change_ms),
+            "rejected": r.rejected,
         }
         for r in results
     }
@@ -378,12 +448,17 @@ def report(results: list[Result], lines: int) -> dict[str, Any]:
 
 def render(data: dict[str, Any]) -> str:
     out = [f"LSP latency on a {data['lines']}-line evaluator (ms; stdio; median / p95)", ""]
-    out.append(f"{'server':32} {'didOpen med':>11} {'p95':>8} {'didChange med':>14} {'p95':>8}")
+    out.append(
+        f"{'server':32} {'didOpen med':>11} {'p95':>8} {'didChange med':>14} {'p95':>8} {'rejected':>9}"
+    )
     for name, row in data["servers"].items():
         out.append(
             f"{name:32} {row['open_median_ms']:11.1f} {row['open_p95_ms']:8.1f} "
-            f"{row['change_median_ms']:14.1f} {row['change_p95_ms']:8.1f}"
+            f"{row['change_median_ms']:14.1f} {row['change_p95_ms']:8.1f} {row['rejected']:9d}"
         )
+    out.append(
+        "(rejected: pushes/answers that did not reflect the edit they followed; the clock kept running)"
+    )
     out.append("")
     rows = data["servers"]
     for name, verdict in data["proctor_targets"].items():

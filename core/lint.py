@@ -58,10 +58,45 @@ def lint_document(
     else:
         found = config_rules.lint(relpath, text, ctx)
     kept = [d for d in found if is_selected(d.code, select, ignore)]
-    if kept and NOQA.search(text) is not None:
+    if kept and text.isascii():
+        # Only lines that contain "noqa" can silence anything: find those instead of splitting the whole
+        # text on every keystroke (ASCII only, where lower-casing keeps every offset).
+        noqa_lines = _lines_containing(text, text.lower(), "noqa")
+        if noqa_lines:
+            kept = [d for d in kept if not _suppressed_on(d, noqa_lines.get(d.range.start.line))]
+    elif kept and NOQA.search(text) is not None:
         lines = LINE_BREAK.split(text)
         kept = [d for d in kept if not is_suppressed(d, lines)]
     return sorted(kept, key=lambda d: (d.range.start, d.code))
+
+
+def _lines_containing(text: str, lowered: str, needle: str) -> dict[int, str]:
+    """Zero-based line number -> line text (as `LINE_BREAK` splits) of every line where `lowered` has `needle`."""
+    found: dict[int, str] = {}
+    carriage_returns = "\r" in text
+    at = lowered.find(needle)
+    line, counted_to = 0, 0
+    while at != -1:
+        line += text.count("\n", counted_to, at)
+        if carriage_returns:
+            line += text.count("\r", counted_to, at) - text.count("\r\n", counted_to, at)
+        counted_to = at
+        start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+        end = len(text)
+        for brk in ("\n", "\r") if carriage_returns else ("\n",):
+            index = text.find(brk, at)
+            if index != -1:
+                end = min(end, index)
+        found[line] = text[start:end]
+        at = lowered.find(needle, end)
+    return found
+
+
+def _suppressed_on(diagnostic: Diagnostic, line: str | None) -> bool:
+    if line is None:
+        return False
+    codes = noqa_codes(line)
+    return codes is not None and (not codes or diagnostic.code in codes)
 
 
 def is_selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:

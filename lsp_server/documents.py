@@ -17,11 +17,18 @@ from pygls.uris import to_fs_path
 from lsp_server.convert import convert_column
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SPLIT_KEEP = re.compile(r"(\r\n|\r|\n)")
 
 
 def split_lines(text: str) -> list[str]:
     """Lines as LSP counts them, without their terminators (`"a\\n"` is two lines, the last empty)."""
     return _LINE_BREAK.split(text)
+
+
+def _split_with_ends(text: str) -> tuple[list[str], list[str]]:
+    """(lines, the terminator after each line: "" after the last one)."""
+    parts = _SPLIT_KEEP.split(text)
+    return parts[0::2], [*parts[1::2], ""]
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -31,44 +38,70 @@ def uri_to_path(uri: str) -> Path | None:
 
 @dataclass
 class Document:
+    """One open buffer. Its lines are kept up to date edit by edit: splitting a 1,000-line text again on
+    every keystroke costs more than the rest of applying the edit."""
+
     uri: str
     text: str
     version: int | None
     language_id: str = ""
     path: Path | None = None
     _lines: list[str] | None = field(default=None, repr=False)
-    _starts: list[int] | None = field(default=None, repr=False)
+    _ends: list[str] | None = field(default=None, repr=False)
 
     @property
     def lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = split_lines(self.text)
+            self._lines, self._ends = _split_with_ends(self.text)
         return self._lines
 
-    def _line_starts(self) -> list[int]:
-        if self._starts is None:
-            starts = [0]
-            starts.extend(match.end() for match in _LINE_BREAK.finditer(self.text))
-            self._starts = starts
-        return self._starts
+    def _terminators(self) -> list[str]:
+        if self._ends is None:
+            self._lines, self._ends = _split_with_ends(self.text)
+        return self._ends
+
+    def _line_start(self, line: int) -> int:
+        lines, ends = self.lines, self._terminators()
+        return sum(map(len, lines[:line])) + sum(map(len, ends[:line]))
 
     def offset_at(self, position: types.Position, encoding: str) -> int:
         """Code-point offset of a client position; positions past the end clamp to the end."""
-        starts = self._line_starts()
-        if position.line >= len(starts):
+        lines = self.lines
+        if position.line >= len(lines):
             return len(self.text)
-        line = self.lines[position.line]
-        return starts[position.line] + convert_column(line, position.character, encoding, to_client=False)
+        line = lines[position.line]
+        return self._line_start(position.line) + convert_column(
+            line, position.character, encoding, to_client=False
+        )
 
     def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> None:
-        if isinstance(change, types.TextDocumentContentChangePartial):
-            start = self.offset_at(change.range.start, encoding)
-            end = max(start, self.offset_at(change.range.end, encoding))
-            self.text = self.text[:start] + change.text + self.text[end:]
-        else:
+        if not isinstance(change, types.TextDocumentContentChangePartial):
             self.text = change.text
-        self._lines = None
-        self._starts = None
+            self._lines = self._ends = None
+            return
+        lines, ends = self.lines, self._terminators()
+        start = self.offset_at(change.range.start, encoding)
+        end = max(start, self.offset_at(change.range.end, encoding))
+        self.text = self.text[:start] + change.text + self.text[end:]
+        # Re-split only the edited lines, from the line before them (a "\r" ending it may now meet a "\n").
+        edited = min(change.range.start.line, len(lines) - 1)
+        last = max(min(change.range.end.line, len(lines) - 1), edited)
+        first = max(edited - 1, 0)
+        window_start = self._line_start(first)
+        window_end = (
+            window_start + sum(map(len, lines[first : last + 1])) + sum(map(len, ends[first : last + 1]))
+        )
+        new_lines, new_ends = _split_with_ends(
+            self.text[window_start : window_end + len(change.text) - (end - start)]
+        )
+        if ends[last]:
+            # The window ends with the last edited line's terminator: the empty piece after it is where the
+            # next, unchanged line starts.
+            new_lines.pop()
+            new_ends.pop()
+        # New lists, not slice assignment: a caller may still hold the old `lines`.
+        self._lines = [*lines[:first], *new_lines, *lines[last + 1 :]]
+        self._ends = [*ends[:first], *new_ends, *ends[last + 1 :]]
 
 
 class DocumentStore:

@@ -116,3 +116,33 @@ def test_settings_accept_client_shapes_and_report_bad_values() -> None:
     assert settings.debounce_ms == 0 and settings.ignore == ()
     assert len(problems) == 2 and all("proctor." in p for p in problems)
     assert parse_settings("nonsense")[1] == ["settings must be an object, got str"]
+
+
+def test_incremental_edits_keep_the_lines_of_a_fresh_split() -> None:
+    """Random edits with every kind of line break (a "\\r" meeting a "\\n", ranges past the end of a line or
+    of the document, reversed ranges): the lines kept edit by edit equal a split of the new text."""
+    import random
+
+    rng = random.Random(11)
+    pieces = ["a", "bc", "\n", "\r", "\r\n", "\n\r", "😀", "\x0c", "\u2028", "", "x\ny", "\r\r\n"]
+    text = "line one\r\nline two\rthree\n\nfive 😀\n"
+    doc = Document("file:///x.py", text, 1)
+    for _ in range(600):
+        lines = split_lines(text)
+        start_line = rng.randrange(len(lines) + 1)
+        end_line = rng.choice([start_line, start_line + rng.randrange(3), max(0, start_line - 1)])
+        start = types.Position(start_line, rng.randrange(12))
+        end = types.Position(end_line, rng.randrange(12))
+        inserted = "".join(rng.choice(pieces) for _ in range(rng.randrange(3)))
+        doc.apply_change(
+            types.TextDocumentContentChangePartial(range=types.Range(start, end), text=inserted), "utf-32"
+        )
+        reference = Document("file:///y.py", text, 1)
+        expected_start = reference.offset_at(start, "utf-32")
+        expected_end = max(expected_start, reference.offset_at(end, "utf-32"))
+        text = text[:expected_start] + inserted + text[expected_end:]
+        assert doc.text == text
+        assert doc.lines == split_lines(text), repr(text)
+        if not text:
+            text = "restart\r\n"
+            doc = Document("file:///x.py", text, 1)

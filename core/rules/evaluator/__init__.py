@@ -40,7 +40,7 @@ from core.rules.evaluator import (
     wall_clock_dependence,
     writes_suite_source,
 )
-from core.rules.evaluator.context import ChunkResult, ChunkView, EvaluatorContext, shift_diagnostic
+from core.rules.evaluator.context import ChunkResult, ChunkView, EvaluatorContext, clear_previous
 
 __all__ = ["PER_CHUNK", "RULE_INFOS", "RULE_MODULES", "clear_caches", "lint", "lint_reference"]
 
@@ -113,6 +113,7 @@ def clear_caches() -> None:
     """Forget every cached chunk and per-chunk result."""
     chunks.clear_cache()
     metric.clear_flows()
+    clear_previous()
 
 
 def _run(context: EvaluatorContext) -> list[Diagnostic]:
@@ -127,13 +128,19 @@ def _run(context: EvaluatorContext) -> list[Diagnostic]:
         settings.exists is None,
     )
     results = context.run_chunk_passes(key, _chunk_pass)
+    # Most chunks have nothing to report: look only at those that do, each moved to its line once.
+    reporting = [
+        result.placed_diagnostics(placed.line)
+        for placed, result in zip(context.placed, results, strict=True)
+        if result.has_diagnostics
+    ]
     found: list[Diagnostic] = []
     for info, module in _CHECKERS:
         if context.kind not in info.kinds:
             continue
         if module in PER_CHUNK:
-            for placed, result in zip(context.placed, results, strict=True):
-                found.extend(shift_diagnostic(d, placed.line) for d in result.diagnostics.get(info.code, ()))
+            for by_code in reporting:
+                found.extend(by_code.get(info.code, ()))
         else:
             found.extend(module.check(context))
     return found

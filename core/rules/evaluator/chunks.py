@@ -16,11 +16,14 @@ chunk sits in a document, so an edit above it does not invalidate it. Cached tre
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import threading
 import warnings
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from core.diagnostics import byte_col_to_char
 
@@ -107,6 +110,7 @@ class Chunk:
         self.key_adders: dict[str, list[ast.AST]] = {}
         self.fast_parameter = False  # a function with a `fast` parameter (typer/fire options)
         self.results: dict[object, object] = {}  # per-chunk rule results, keyed by lint settings
+        self.post_order_calls: dict[int, list[ast.Call]] = {}  # id(expr) -> its calls, arguments first (flow)
         self._index()
         self.ids = self.kids  # id(node) -> children, for every node: doubles as the membership test
 
@@ -197,6 +201,63 @@ class Chunk:
         ]
         self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
 
+    # -- this chunk's share of the whole-file facts (merged per document by `EvaluatorContext`) ----------
+
+    @cached_property
+    def function_map(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Top-level functions by name, the last definition winning (as a sequential merge would)."""
+        return {func.name: func for func in self.functions}
+
+    @cached_property
+    def class_map(self) -> dict[str, ast.ClassDef]:
+        return {cls.name: cls for cls in self.classes}
+
+    @cached_property
+    def alias_maps(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(every import's local name -> what it binds, the same for top-level imports only), in order."""
+        aliases: dict[str, str] = {}
+        top_aliases: dict[str, str] = {}
+        top_level = self.top_level
+        for imp in self.imports:
+            top = id(imp) in top_level
+            if isinstance(imp, ast.Import):
+                for alias in imp.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    bound_to = alias.name if alias.asname else local
+                    aliases[local] = bound_to
+                    if top:
+                        top_aliases[local] = bound_to
+            elif imp.level == 0 and imp.module:
+                for alias in imp.names:
+                    if alias.name != "*":
+                        aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
+                        if top:
+                            top_aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
+        return aliases, top_aliases
+
+    @cached_property
+    def contributed(self) -> frozenset[tuple[str, str]]:
+        """Every keyed whole-file lookup (`EvaluatorContext.answer`) whose answer this chunk takes part in:
+        when the chunk enters or leaves a document, only lookups in this set can change answer (besides
+        the document-wide ones, see `context.WIDE_KINDS`)."""
+        aliases, top_aliases = self.alias_maps
+        pairs: set[tuple[str, str]] = set()
+        for kind, keys in (
+            ("alias", aliases),
+            ("top_alias", top_aliases),
+            ("bound", self.bound_names),
+            ("assigned", self.assigned),
+            ("function", self.function_map),
+            ("class", self.class_map),
+            ("name_loads", self.name_loads),
+            ("attribute_loads", self.attribute_loads),
+            ("with_binding", self.with_bindings),
+            ("key_adders", self.key_adders),
+            ("strings", self.strings_by_value),
+        ):
+            pairs.update((kind, key) for key in keys)
+        return frozenset(pairs)
+
     # -- positions (relative to the chunk) -------------------------------------------------------------
 
     def char_col(self, lineno: int, byte_col: int) -> int:
@@ -255,6 +316,7 @@ def clear_cache() -> None:
         _CHUNKS.clear()
         _FAILED.clear()
         _WHOLE.clear()
+        _RECENT.clear()
         OWNER.clear()
         _CHARS[0] = 0
 
@@ -325,47 +387,209 @@ def _count_lines(text: str, start: int, end: int, carriage_returns: bool) -> int
 
 def cut_points(text: str) -> list[int]:
     """Offsets where a chunk may start (see module docstring); decorators stay with what they decorate."""
-    points = [0]
-    previous_decorator = text.startswith("@")
-    for match in (CUT if "\r" in text else CUT_LF).finditer(text):
+    return list(_iter_points(text, 0))
+
+
+def _iter_points(text: str, start: int) -> Iterator[int]:
+    """`cut_points` of the text from offset `start` on, where a chunk starts (`start` first), lazily."""
+    yield start
+    previous_decorator = text.startswith("@", start)
+    for match in (CUT if "\r" in text else CUT_LF).finditer(text, start):
         at = match.end()
         if at == len(text):
-            break
+            return
         decorator = text.startswith("@", at)
         if not previous_decorator:
-            points.append(at)
+            yield at
         previous_decorator = decorator
-    return points
+
+
+@dataclass
+class _Parsed:
+    """A document as it was parsed last: where each chunk starts and the merge budget left at that point."""
+
+    text: str
+    placed: list[Placed]
+    starts: list[int]
+    budgets: list[int]
+
+
+_RECENT: list[_Parsed] = []  # the last few documents parsed, newest first
+MAX_RECENT = 8
+_SAME_CUT = 9  # a cut is decided by the line break before it and at most 8 characters after ("finally" + 1)
+
+
+def _budget(text: str) -> int:
+    return len(text) // 4 + 4096  # characters we may re-parse while merging before parsing the whole file
+
+
+class _Cutter:
+    """Cuts and parses chunks from offset `start` on exactly as a parse of the whole text from scratch does
+    (the same cuts, merges of pieces that do not parse on their own, and merge budget)."""
+
+    def __init__(self, text: str, start: int, line: int, budget: int, seen: dict[str, int]) -> None:
+        self.text, self.line, self.budget, self.seen = text, line, budget, seen
+        self.placed: list[Placed] = []
+        self.starts: list[int] = []
+        self.budgets: list[int] = []  # merge budget left where each chunk starts
+        self.resumed_at: int | None = None
+        self._iter = _iter_points(text, start)
+        self._points: list[int] = []
+        self._done = False
+
+    def _point(self, index: int) -> int | None:
+        """The `index`-th piece boundary: the cut points, then the end of the text, then None."""
+        while len(self._points) <= index:
+            if self._done:
+                return None
+            point = next(self._iter, None)
+            if point is None:
+                self._done = True
+                point = len(self.text)
+            self._points.append(point)
+        return self._points[index]
+
+    def run(self, resume: Mapping[int, int] | None = None, budgets: Sequence[int] = ()) -> bool:
+        """Cut to the end, or until a chunk start in `resume` (offset -> index of an earlier parse's chunk
+        starting there) where at least that parse's budget is left; False when the whole file has to be
+        parsed (a piece that no merge within the budget makes parse)."""
+        text, carriage_returns = self.text, "\r" in self.text
+        index = 0
+        while (end := self._point(index + 1)) is not None:
+            start = self._points[index]
+            if resume:
+                at = resume.get(start)
+                if at is not None and self.budget >= budgets[at]:
+                    self.resumed_at = at
+                    return True
+            budget_before = self.budget
+            index += 1
+            piece = text[start:end]
+            occurrence = self.seen.get(piece, 0)
+            chunk = _cached_chunk(piece, occurrence)
+            while not isinstance(chunk, Chunk):
+                following = self._point(index + 1)
+                if following is None or self.budget <= 0:
+                    return False
+                end = following
+                index += 1
+                piece = text[start:end]
+                self.budget -= len(piece)
+                occurrence = self.seen.get(piece, 0)
+                chunk = _cached_chunk(piece, occurrence)
+            self.seen[piece] = occurrence + 1
+            self.placed.append(Placed(chunk, self.line))
+            self.starts.append(start)
+            self.budgets.append(budget_before)
+            self.line += _count_lines(text, start, end, carriage_returns)
+        return True
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # slices compare in C; the halving keeps the copying linear
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid : len(a) - low] == b[len(b) - mid : len(b) - low]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _closest(text: str) -> tuple[_Parsed, int, int] | None:
+    """The recent parse sharing the longest head and tail with `text`, with those lengths."""
+    best: tuple[_Parsed, int, int] | None = None
+    with _LOCK:
+        recent = list(_RECENT)
+    for parsed in recent:
+        old = parsed.text
+        prefix = _common_prefix(old, text)
+        suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+        if best is None or prefix + suffix > best[1] + best[2]:
+            best = (parsed, prefix, suffix)
+        if prefix + suffix >= len(text) - 64:
+            break
+    if best is None or 2 * (best[1] + best[2]) < len(text):
+        return None
+    return best
+
+
+def _remember(parsed: _Parsed, replaces: _Parsed | None) -> None:
+    with _LOCK:
+        if replaces is not None and replaces in _RECENT:
+            _RECENT.remove(replaces)
+        _RECENT.insert(0, parsed)
+        del _RECENT[MAX_RECENT:]
+
+
+def _reparse(text: str, old: _Parsed, prefix: int, suffix: int) -> _Parsed | None:
+    """`text` parsed from an earlier parse of a text that shares its first `prefix` and last `suffix`
+    characters: the chunks wholly inside the shared head are kept, the edited middle is cut and parsed as
+    usual, and the old chunks take over again at the first chunk start inside the shared tail.
+
+    None when that cannot give what a parse from scratch gives (the caller then parses from scratch): a
+    merge budget that could run out differently, or one chunk placed twice.
+    """
+    ends = [*old.starts[1:], len(old.text)]
+    keep = bisect.bisect_right(ends, prefix - _SAME_CUT)  # chunks whose text and following cut are unchanged
+    if keep >= len(old.placed):
+        return None
+    shift = _budget(text) - _budget(old.text)
+    left = old.budgets[keep] + shift  # the budget left where chunk `keep` starts, for `text`
+    if left <= 0:
+        return None
+    seen: dict[str, int] = {}
+    for kept in old.placed[:keep]:
+        seen[kept.chunk.text] = seen.get(kept.chunk.text, 0) + 1
+    delta = len(text) - len(old.text)
+    changed_end = len(old.text) - suffix  # the old text is unchanged from here on
+    resume = {
+        old.starts[j] + delta: j for j in range(keep + 1, len(old.placed)) if old.starts[j] - 1 >= changed_end
+    }
+    cutter = _Cutter(text, old.starts[keep], old.placed[keep].line, left, seen)
+    if not cutter.run(resume, old.budgets):
+        return None
+    placed = old.placed[:keep] + cutter.placed
+    starts = old.starts[:keep] + cutter.starts
+    budgets = [b + shift for b in old.budgets[:keep]] + cutter.budgets
+    at = cutter.resumed_at
+    if at is not None:
+        lines = cutter.line - old.placed[at].line
+        tail = old.placed[at:]
+        placed += tail if not lines else [Placed(p.chunk, p.line + lines) for p in tail]
+        starts += [s + delta for s in old.starts[at:]]
+        budgets += [b + cutter.budget - old.budgets[at] for b in old.budgets[at:]]
+    if len({id(p.chunk) for p in placed}) != len(placed):
+        return None
+    return _Parsed(text, placed, starts, budgets)
 
 
 def parse_document(text: str) -> list[Placed] | SyntaxError | ValueError:
-    """The document as placed chunks, or the whole-file parse error (exactly what `ast.parse` reports)."""
+    """The document as placed chunks, or the whole-file parse error (exactly what `ast.parse` reports).
+
+    An edit of a recently parsed document is cut and parsed again only around the edit (`_reparse`).
+    """
     if "\x00" in text:
         return _whole(text)
-    points = cut_points(text)
-    points.append(len(text))
-    placed: list[Placed] = []
-    seen: dict[str, int] = {}
-    line = 0
-    carriage_returns = "\r" in text
-    budget = len(text) // 4 + 4096  # characters we may re-parse while merging before parsing the whole file
-    index = 0
-    while index < len(points) - 1:
-        start, end = points[index], points[index + 1]
-        index += 1
-        piece = text[start:end]
-        occurrence = seen.get(piece, 0)
-        chunk = _cached_chunk(piece, occurrence)
-        while not isinstance(chunk, Chunk):
-            if index >= len(points) - 1 or budget <= 0:
-                return _whole(text)
-            end = points[index + 1]
-            index += 1
-            piece = text[start:end]
-            budget -= len(piece)
-            occurrence = seen.get(piece, 0)
-            chunk = _cached_chunk(piece, occurrence)
-        seen[piece] = occurrence + 1
-        placed.append(Placed(chunk, line))
-        line += _count_lines(text, start, end, carriage_returns)
-    return placed
+    base = _closest(text) if text else None
+    if base is not None:
+        parsed = _reparse(text, *base)
+        if parsed is not None:
+            _remember(parsed, base[0])
+            return parsed.placed
+    cutter = _Cutter(text, 0, 0, _budget(text), {})
+    if not cutter.run():
+        return _whole(text)
+    _remember(_Parsed(text, cutter.placed, cutter.starts, cutter.budgets), base[0] if base else None)
+    return cutter.placed

@@ -14,13 +14,16 @@ unchanged chunk as long as every recorded lookup still gives the same answer.
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
 from types import ModuleType
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, overload
 
 from core.diagnostics import Diagnostic, Fix, Position, Range, TextEdit, byte_col_to_char
 from core.rules.base import DocumentKind, LintContext
@@ -68,6 +71,98 @@ class ChunkResult:
     diagnostics: dict[str, list[Diagnostic]]  # by rule code, positions relative to the chunk
     facts: dict[str, list[object]]  # per-chunk inputs of whole-file rules (writes, random calls...)
     calls_by_name: dict[str, list[tuple[int, ast.Call]]] = field(default_factory=dict)
+    # Which kinds of lookup `reads` holds ("fact:"/"all:" for any of those), and whether any rule found
+    # something: both let a lint skip this result without looking inside.
+    kinds: frozenset[str] = field(init=False, repr=False, compare=False)
+    has_diagnostics: bool = field(init=False, repr=False, compare=False)
+    shifted: tuple[int, dict[str, list[Diagnostic]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        self.kinds = frozenset(_kind_class(kind) for kind, _ in self.reads)
+        self.has_diagnostics = any(self.diagnostics.values())
+
+    def placed_diagnostics(self, line: int) -> dict[str, list[Diagnostic]]:
+        """The diagnostics by code, moved to the chunk's document line (kept for the next lint)."""
+        if not line:
+            return self.diagnostics
+        shifted = self.shifted
+        if shifted is None or shifted[0] != line:
+            moved = {
+                code: [shift_diagnostic(d, line) for d in found] for code, found in self.diagnostics.items()
+            }
+            shifted = self.shifted = (line, moved)
+        return shifted[1]
+
+
+def _kind_class(kind: str) -> str:
+    if kind.startswith("fact:"):
+        return "fact:"
+    if kind.startswith("all:"):
+        return "all:"
+    return kind
+
+
+# Lookups whose answer is re-checked on every lint: the file system, and facts computed from other facts.
+ALWAYS_CHECKED = frozenset({"exists", "fact:"})
+# Lookups about the document as a whole: any added or removed chunk may change their answer.
+WIDE_KINDS = frozenset({"module", "flow_body", "all:"})
+
+
+@dataclass
+class _Previous:
+    """The last lint of a document under one set of settings: its chunks, in order, with results valid then."""
+
+    order: list[int]
+    results: dict[int, tuple[Chunk, ChunkResult]]  # the chunk is held so that its id stays its own
+
+
+_PREVIOUS: OrderedDict[object, _Previous] = OrderedDict()
+_PREVIOUS_LOCK = threading.Lock()
+MAX_PREVIOUS = 32
+
+
+def clear_previous() -> None:
+    with _PREVIOUS_LOCK:
+        _PREVIOUS.clear()
+
+
+class DocumentLines(Sequence[str]):
+    """The document's lines read from its chunks' own lines: splitting the whole text again on every lint
+    would cost more than the rest of an incremental lint's bookkeeping."""
+
+    def __init__(self, placed: Sequence[Placed]) -> None:
+        self._starts = [p.line for p in placed]
+        self._chunks = [p.chunk for p in placed]
+        last = placed[-1]
+        self._len = last.line + len(last.chunk.lines)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def _line(self, index: int) -> str:
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError(index)
+        at = bisect.bisect_right(self._starts, index) - 1
+        return self._chunks[at].lines[index - self._starts[at]]
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._line(i) for i in range(*index.indices(self._len))]
+        return self._line(index)
+
+    def __iter__(self) -> Iterator[str]:
+        for i in range(self._len):
+            yield self._line(i)
 
 
 class _Merged(Mapping[str, Sequence[V]]):
@@ -98,6 +193,10 @@ class _Merged(Mapping[str, Sequence[V]]):
         if found is None:
             raise KeyError(key)
         return found
+
+    def get(self, key: str, default: Sequence[V] | None = None) -> Sequence[V] | None:  # type: ignore[override]
+        found = self._lookup(key)
+        return default if found is None else found
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._lookup(key) is not None
@@ -214,36 +313,29 @@ class EvaluatorContext:
         self.kids: Mapping[int, list[ast.AST]] = _Kids(self)
         bound: set[str] = set()
         assigned: dict[str, list[ast.expr]] = {}
+        copied: set[str] = set()  # names whose list is ours (several chunks assign them), not a chunk's
         functions: dict[str, FunctionNode] = {}
         classes: dict[str, ast.ClassDef] = {}
         aliases: dict[str, str] = {}
         top_aliases: dict[str, str] = {}
+        # Each chunk's maps were built by assigning in order, so `update` keeps the order and the winner of
+        # a merge that assigns every entry of every chunk in document order.
         for chunk in chunks:
             bound |= chunk.bound_names
             for name, values in chunk.assigned.items():
-                if name in assigned:
-                    assigned[name] = [*assigned[name], *values]
-                else:
+                known = assigned.get(name)
+                if known is None:
                     assigned[name] = values
-            for func in chunk.functions:
-                functions[func.name] = func
-            for cls in chunk.classes:
-                classes[cls.name] = cls
-            for imp in chunk.imports:
-                top_level = id(imp) in chunk.top_level
-                if isinstance(imp, ast.Import):
-                    for alias in imp.names:
-                        local = alias.asname or alias.name.split(".")[0]
-                        bound_to = alias.name if alias.asname else local
-                        aliases[local] = bound_to
-                        if top_level:
-                            top_aliases[local] = bound_to
-                elif imp.level == 0 and imp.module:
-                    for alias in imp.names:
-                        if alias.name != "*":
-                            aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
-                            if top_level:
-                                top_aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
+                elif name in copied:
+                    known.extend(values)
+                else:
+                    assigned[name] = [*known, *values]
+                    copied.add(name)
+            functions.update(chunk.function_map)
+            classes.update(chunk.class_map)
+            chunk_aliases, chunk_top_aliases = chunk.alias_maps
+            aliases.update(chunk_aliases)
+            top_aliases.update(chunk_top_aliases)
         methods: dict[str, list[FunctionNode]] = {}
         for cls in classes.values():
             for item in cls.body:
@@ -433,13 +525,28 @@ class EvaluatorContext:
                 if name is not None and name in qualnames:
                     yield call, name
             return
-        for result in self.chunk_results:
-            found = [hit for name in qualnames for hit in result.calls_by_name.get(name, ())]
-            found.sort(key=lambda hit: hit[0])
-            for _, call in found:
-                name = self.call_name(call)
-                if name is not None:
-                    yield call, name
+        found = sorted(
+            (hit for qualname in qualnames for hit in self._calls_named(qualname)), key=lambda hit: hit[:2]
+        )
+        for _, _, call in found:
+            name = self.call_name(call)
+            if name is not None:
+                yield call, name
+
+    def _calls_named(self, qualname: str) -> list[tuple[int, int, ast.Call]]:
+        """(chunk number, call number in the chunk, call) of every call to `qualname`, memoized per lint."""
+        by_name = self.memo.get("calls_by_name")
+        if not isinstance(by_name, dict):
+            by_name = self.memo["calls_by_name"] = {}
+        found: list[tuple[int, int, ast.Call]] | None = by_name.get(qualname)
+        if found is None:
+            found = []
+            for number, result in enumerate(self.chunk_results or ()):
+                hits = result.calls_by_name.get(qualname)
+                if hits:
+                    found.extend((number, index, call) for index, call in hits)
+            by_name[qualname] = found
+        return found
 
     def method_name(self, call: ast.Call) -> str | None:
         """The attribute called, for method calls on values we cannot resolve (`path.iterdir()`)."""
@@ -505,8 +612,8 @@ class EvaluatorContext:
         return None
 
     @cached_property
-    def lines(self) -> list[str]:
-        return split_lines(self.text)
+    def lines(self) -> Sequence[str]:
+        return DocumentLines(self.placed) if self.placed else split_lines(self.text)
 
     def char_col(self, lineno: int, byte_col: int) -> int:
         """Code-point column for a 1-based document line and a UTF-8 byte column."""
@@ -628,19 +735,75 @@ class EvaluatorContext:
     # -- per-chunk passes ----------------------------------------------------------------------------------
 
     def run_chunk_passes(self, key: object, run: Callable[[ChunkView], ChunkResult]) -> list[ChunkResult]:
-        """Each chunk's result for these lint settings: reused when its recorded lookups still hold."""
+        """Each chunk's result for these lint settings: reused when its recorded lookups still hold.
+
+        Against the last lint of this document (same `key`), only lookups that the added and removed
+        chunks take part in can have changed answer, so a chunk kept from that lint whose lookups avoid
+        them keeps its result without asking anything again; the others are checked one lookup at a time.
+        """
+        with _PREVIOUS_LOCK:
+            previous = _PREVIOUS.get(key)
+        dirty, dirty_kinds = self._changes_since(previous)
+        kept = previous.results if previous is not None and dirty is not None else {}
         results: list[ChunkResult] = []
         for placed in self.placed:
             chunk = placed.chunk
-            cached = chunk.results.get(key)
-            if not isinstance(cached, ChunkResult) or not self.still_valid(cached):
-                cached = run(ChunkView(self, chunk))
-                if len(chunk.results) >= 4:
-                    chunk.results.clear()
-                chunk.results[key] = cached
+            entry = kept.get(id(chunk))
+            cached: ChunkResult | None = None
+            if entry is not None:
+                last = entry[1]
+                if (
+                    dirty is not None
+                    and last.kinds.isdisjoint(dirty_kinds)
+                    and last.reads.keys().isdisjoint(dirty)
+                ) or self.still_valid(last):
+                    cached = last
+            if cached is None:
+                found = chunk.results.get(key)
+                if isinstance(found, ChunkResult) and self.still_valid(found):
+                    cached = found
+                else:
+                    cached = run(ChunkView(self, chunk))
+                    if len(chunk.results) >= 4:
+                        chunk.results.clear()
+                    chunk.results[key] = cached
             results.append(cached)
         self.chunk_results = results
+        state = _Previous(
+            [id(p.chunk) for p in self.placed],
+            {id(p.chunk): (p.chunk, r) for p, r in zip(self.placed, results, strict=True)},
+        )
+        with _PREVIOUS_LOCK:
+            _PREVIOUS[key] = state
+            _PREVIOUS.move_to_end(key)
+            while len(_PREVIOUS) > MAX_PREVIOUS:
+                _PREVIOUS.popitem(last=False)
         return results
+
+    def _changes_since(
+        self, previous: _Previous | None
+    ) -> tuple[set[tuple[str, str]] | None, frozenset[str]]:
+        """The lookups (and kinds of lookup) whose answer may differ from `previous`'s document; None when
+        the two cannot be compared chunk by chunk (no previous lint, or chunks in another order)."""
+        if previous is None:
+            return None, frozenset()
+        before = previous.results
+        now = {id(p.chunk): p.chunk for p in self.placed}
+        if [i for i in previous.order if i in now] != [i for i in now if i in before]:
+            return None, frozenset()
+        changed = [c for i, c in now.items() if i not in before]
+        changed.extend(before[i][0] for i in previous.order if i not in now)
+        dirty: set[tuple[str, str]] = set()
+        kinds = set(ALWAYS_CHECKED)
+        if changed:
+            kinds |= WIDE_KINDS
+        for chunk in changed:
+            dirty |= chunk.contributed
+            if chunk.classes:
+                kinds.add("methods")  # methods come from whichever class wins its name
+            if chunk.fast_parameter:
+                kinds.add("fast_parameter")
+        return dirty, frozenset(kinds)
 
 
 def _tuple(values: Sequence[V] | None) -> tuple[V, ...] | None:
@@ -663,6 +826,12 @@ class _Recorded(Mapping[str, V]):
         value = self._view.read(self._kind, key)
         if value is None or value is False:
             raise KeyError(key)
+        return value  # type: ignore[return-value]
+
+    def get(self, key: str, default: V | None = None) -> V | None:  # type: ignore[override]
+        value = self._view.read(self._kind, key)
+        if value is None or value is False:
+            return default
         return value  # type: ignore[return-value]
 
     def __contains__(self, key: object) -> bool:

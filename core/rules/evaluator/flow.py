@@ -170,11 +170,20 @@ class Flow:
     # -- expressions ---------------------------------------------------------------------------------------
 
     def _expr(self, expr: ast.AST, flags: _Flags) -> None:
-        calls = self._calls_in.get(id(expr))
+        key = id(expr)
+        calls = self._calls_in.get(key)
         if calls is None:
-            calls = self._calls_in[id(expr)] = [
-                n for n in _post_order(expr, self.ctx.kids) if isinstance(n, ast.Call)
-            ]
+            # The calls under an expression depend on its subtree only: the chunk keeps them for every
+            # later walk (an edit elsewhere walks the file again, not this expression).
+            chunk = self.ctx.chunk_of(expr)
+            if chunk is None:
+                calls = [n for n in _post_order(expr, self.ctx.kids) if isinstance(n, ast.Call)]
+            else:
+                calls = chunk.post_order_calls.get(key)
+                if calls is None:
+                    calls = [n for n in _post_order(expr, chunk.kids) if isinstance(n, ast.Call)]
+                    chunk.post_order_calls[key] = calls
+            self._calls_in[key] = calls
         for call in calls:
             self._call(call, flags)
 
