@@ -1,7 +1,9 @@
 """The `proctor` command line. Commands are thin: parse, call one core function, render.
 
 Each command group lives in its own module with a `register(app)` function; heavy imports happen inside the
-commands so `proctor guard` starts fast. `main` is the one place a `ProctorError` becomes one line and exit 2
+commands so `proctor guard` starts fast. Typer inspects every registered function's signature when the app
+runs, so `main` registers only the module of the command being run (`COMMANDS`); help, completion and
+unknown commands get them all. `main` is the one place a `ProctorError` becomes one line and exit 2
 (a traceback only with `--debug`).
 """
 
@@ -22,8 +24,32 @@ COMMAND_MODULES = (
     "core.cli.init_cmd",
 )
 
+# Top-level command name -> the module whose `register` adds it (a test keeps this complete).
+COMMANDS = {
+    "check": "core.cli.check_cmd",
+    "rule": "core.cli.check_cmd",
+    "verify": "core.cli.verify_cmd",
+    "fingerprint": "core.cli.integrity_cmd",
+    "guard": "core.cli.integrity_cmd",
+    "registry": "core.cli.integrity_cmd",
+    "campaign": "core.cli.campaign_cmd",
+    "demo": "core.cli.campaign_cmd",
+    "judge": "core.cli.judge_cmd",
+    "init": "core.cli.init_cmd",
+}
 
-def build_app() -> typer.Typer:
+
+def _command_of(args: Sequence[str]) -> str | None:
+    """The command word of an argument list (the first one that is not a root option)."""
+    for arg in args:
+        if arg == "--debug":
+            continue
+        return arg if arg in COMMANDS else None
+    return None
+
+
+def build_app(command: str | None = None) -> typer.Typer:
+    """The app with every command, or only the module that defines `command`."""
     app = typer.Typer(
         name="proctor",
         help="Keep evaluation-driven development honest: check evaluators, guard the suite, run campaigns.",
@@ -39,7 +65,8 @@ def build_app() -> typer.Typer:
     ) -> None:
         """Proctor: the evaluator contract, tamper guard, campaigns and LLM judge."""
 
-    for name in COMMAND_MODULES:
+    modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
+    for name in modules:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -56,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    app = build_app()
+    app = build_app(_command_of(args))
     try:
         result = app(args=args, prog_name="proctor", standalone_mode=False)
     except SystemExit as exc:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from core.config import Config
+    from core.integrity.settings import GuardConfig
 
 
 class OutputFormat(enum.StrEnum):
@@ -21,16 +21,27 @@ FormatOption = Annotated[OutputFormat, typer.Option("--format", help="text or js
 RepoOption = Annotated[Path, typer.Option("--repo", help="The git repository / workspace (default: .).")]
 
 
-def _config_at(repo: Path, commit: str) -> Config:
-    """The config as committed in `commit` (the baseline's, never the candidate's)."""
-    from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, parse_config_text
-    from core.integrity.git import batch_check, read_blobs
+def _config_at(repo: Path, commit: str) -> GuardConfig:
+    """The config as committed in `commit` (the baseline's, never the candidate's).
 
-    infos = batch_check(repo, [f"{commit}:{CONFIG_FILE}", f"{commit}:{PYPROJECT_FILE}"])
+    pydantic is imported only for a config file it has not accepted before: without one the defaults need
+    no validation, and an accepted one is remembered by blob id (`ValidatedConfigs`).
+    """
+    from core.integrity.git import object_store, state_dir
+    from core.integrity.settings import CONFIG_FILE, DEFAULTS, PYPROJECT_FILE, ValidatedConfigs
+
+    store = object_store(repo)
+    store.require([commit])  # path lookups below are trusted only once the store sees the commit
+    infos = store.info([f"{commit}:{CONFIG_FILE}", f"{commit}:{PYPROJECT_FILE}"])
     for info, name in zip(infos, (CONFIG_FILE, PYPROJECT_FILE), strict=True):
         if info.type != "blob" or info.oid is None:
             continue
-        text = read_blobs(repo, [info.oid])[info.oid].decode("utf-8", "replace")
+        state = state_dir(repo)
+        accepted = ValidatedConfigs(state / "configs.json" if state is not None else None)
+        known = accepted.get(info.oid, name)
+        if known is not None:
+            return known
+        text = store.blobs([info.oid])[info.oid].decode("utf-8", "replace")
         if name == PYPROJECT_FILE:
             import tomllib
 
@@ -40,8 +51,12 @@ def _config_at(repo: Path, commit: str) -> Config:
                 tool = {}
             if not isinstance(tool, dict) or "proctor" not in tool:
                 continue
-        return parse_config_text(text, f"{commit[:12]}:{name}", pyproject=name == PYPROJECT_FILE)
-    return Config()
+        from core.config import parse_config_text
+
+        config = parse_config_text(text, f"{commit[:12]}:{name}", pyproject=name == PYPROJECT_FILE)
+        accepted.put(info.oid, name, config)
+        return config
+    return DEFAULTS
 
 
 def register(app: typer.Typer) -> None:
@@ -85,19 +100,22 @@ def register(app: typer.Typer) -> None:
         REF or DIR: an existing directory is a working tree, anything else a ref in --repo. Config comes from
         the baseline. Exit 0 accepted, 1 rejected, 2 error.
         """
-        import tempfile
-
-        from core.config import load_config
-        from core.integrity.git import resolve_commit
-        from core.integrity.guard import guard_refs, guard_trees
-        from core.integrity.materialize import materialize
+        from core.integrity.guard import guard_refs
         from core.integrity.render import guard_json, guard_text
 
         base_is_dir, cand_is_dir = Path(baseline).is_dir(), Path(candidate).is_dir()
         if not base_is_dir and not cand_is_dir:
-            base_commit = resolve_commit(repo, baseline)
-            report = guard_refs(repo, base_commit, candidate, _config_at(repo, base_commit))
+            from core.integrity.git import resolve_commits
+
+            base_commit, cand_commit = resolve_commits(repo, [baseline, candidate])
+            report = guard_refs(repo, base_commit, cand_commit, _config_at(repo, base_commit))
         else:
+            import tempfile
+
+            from core.config import load_config
+            from core.integrity.guard import guard_trees
+            from core.integrity.materialize import materialize
+
             with tempfile.TemporaryDirectory(prefix="proctor-guard-") as tmp:
                 base_dir = Path(baseline) if base_is_dir else Path(tmp) / "baseline"
                 cand_dir = Path(candidate) if cand_is_dir else Path(tmp) / "candidate"

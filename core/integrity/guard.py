@@ -2,9 +2,10 @@
 
 Both entry points reduce a baseline/candidate pair to the same description: a map of changed paths (old and
 new type, executable bit, whether the bytes differ) plus readers for either side. `guard_trees` builds it
-by walking two directories and hashing; `guard_refs` from `git diff-tree` and object ids, so an unchanged
-suite costs nothing and only what differs is read. One function, `_judge`, turns that description into
-findings, which is why the two agree.
+by walking two directories and hashing; `guard_refs` from object ids read through the repository's
+persistent git object store (`git.ObjectStore`), opening only subtrees whose ids differ, so an unchanged
+suite costs one id comparison and only what differs is read. One function, `_judge`, turns that
+description into findings, which is why the two agree.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ import hashlib
 import json
 import os
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from core.atomic import atomic_write_json
-from core.config import Config
 from core.errors import GitError, IntegrityError
 from core.integrity import git as gitcmd
 from core.integrity.classify import (
@@ -52,6 +53,9 @@ from core.integrity.manifest import (
     scan,
     snapshot,
 )
+
+if TYPE_CHECKING:
+    from core.integrity.settings import GuardConfig
 
 Verdict = Literal["accepted", "rejected"]
 
@@ -89,8 +93,10 @@ class Change:
 class _View(Protocol):
     changes: dict[str, Change]
 
+    def validate(self) -> None: ...
     def evaluator_id(self) -> str: ...
     def baseline_suite(self) -> dict[str, Entry]: ...
+    def baseline_has(self, path: str) -> bool: ...
     def baseline_under(self, root: str) -> dict[str, bool]: ...
     def suite_sources(self) -> dict[str, str]: ...
     def read_old(self, path: str) -> bytes | None: ...
@@ -99,7 +105,7 @@ class _View(Protocol):
     def prefetch(self, paths: list[str]) -> None: ...
 
 
-def _suite_rel(config: Config) -> str:
+def _suite_rel(config: GuardConfig) -> str:
     rel = Path(config.evaluation_dir).as_posix().strip("/")
     if not rel or rel == "." or rel.startswith("../") or rel == "..":
         raise IntegrityError(
@@ -156,13 +162,12 @@ def _link_reaches(link: str, target: str, root: str) -> bool:
     return fold(root.rsplit("/", 1)[-1]) in names
 
 
-def _judge(view: _View, config: Config, command: str) -> list[Finding]:
+def _judge(view: _View, config: GuardConfig, command: str) -> list[Finding]:
     suite = _suite_rel(config)
     inputs = protected_inputs(config)
     findings: list[Finding] = []
-    base_suite = view.baseline_suite()
-    result_json = f"{suite}/result.json"
-    if result_json in base_suite:
+    view.validate()
+    if view.baseline_has(f"{suite}/result.json"):
         findings.append(_stale_finding(suite))
     view.prefetch(
         [
@@ -215,14 +220,14 @@ def _judge(view: _View, config: Config, command: str) -> list[Finding]:
                     )
         if altered and new is not None and new.kind != "submodule":
             provided[path] = new.kind
-    findings.extend(_attribute_findings(view, attr_files, suite, inputs, base_suite))
-    findings.extend(_collisions(added, suite, inputs, base_suite))
+    findings.extend(_attribute_findings(view, attr_files, suite, inputs))
+    findings.extend(_collisions(added, suite, inputs, view.baseline_suite))
     hookish = {path: kind for path, kind in provided.items() if _hookish(path)}
     python = sorted(
         path for path, kind in provided.items() if kind == "file" and source_suffix(path) == ".py"
     )
     if hookish or python:
-        model = build_model(command, suite, view.suite_sources(), base_suite)
+        model = build_model(command, suite, view.suite_sources(), view.baseline_suite())
         findings.extend(hook_findings(model, hookish, view.read_old, view.read_new, view.new_kind))
         scoring = scoring_modules(model)
         for path in python:
@@ -300,12 +305,10 @@ def _protected_map(
     return protected
 
 
-def _attribute_findings(
-    view: _View, paths: list[str], suite: str, inputs: list[str], base_suite: dict[str, Entry]
-) -> list[Finding]:
+def _attribute_findings(view: _View, paths: list[str], suite: str, inputs: list[str]) -> list[Finding]:
     if not paths:
         return []
-    protected = _protected_map(view, suite, inputs, base_suite)
+    protected = _protected_map(view, suite, inputs, view.baseline_suite())
     macros: dict[str, list[str]] = {}
     if ".gitattributes" in paths:
         macros = parse_gitattributes((view.read_new(".gitattributes") or b"").decode("utf-8", "replace"))[1]
@@ -324,11 +327,12 @@ def _attribute_findings(
 
 
 def _collisions(
-    added: list[str], suite: str, inputs: list[str], base_suite: dict[str, Entry]
+    added: list[str], suite: str, inputs: list[str], base_suite: Callable[[], dict[str, Entry]]
 ) -> list[Finding]:
     """IN008: a new path equal to a protected one after case folding or Unicode normalization.
 
-    Only new paths that fold into the suite are compared file by file, so an unchanged suite costs nothing.
+    Only new paths that fold into the suite are compared file by file (and only then is the baseline suite
+    listed), so an unchanged suite costs nothing.
     """
     if not added:
         return []
@@ -338,7 +342,7 @@ def _collisions(
             keys.setdefault(fold(name), name)
     folded_suite = fold(suite)
     if any(within(fold(path), folded_suite) for path in added):
-        keys.update(_suite_keys(suite, base_suite))
+        keys.update(_suite_keys(suite, base_suite()))
     findings = []
     for path in added:
         for prefix in [*ancestors(path), path]:
@@ -382,7 +386,7 @@ def _stale_finding(suite: str) -> Finding:
     )
 
 
-def _report(view: _View, config: Config, command: str | None) -> GuardReport:
+def _report(view: _View, config: GuardConfig, command: str | None) -> GuardReport:
     findings = _judge(view, config, command or config.command)
     verdict: Verdict = "rejected" if any(f.severity == "reject" for f in findings) else "accepted"
     return GuardReport(verdict, view.evaluator_id(), tuple(findings))
@@ -399,7 +403,7 @@ def _entry(info: FileInfo) -> Entry | None:
 class _TreeView:
     base: Path
     cand: Path
-    config: Config
+    config: GuardConfig
     changes: dict[str, Change] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -412,6 +416,7 @@ class _TreeView:
             raise IntegrityError(f"the baseline tree {self.base} has no suite directory {self.suite}/")
         old, new = scan(self.base, skip_root_git=True), scan(self.cand, skip_root_git=True)
         self.old_listing, self.new_listing = old, new
+        self._base_suite: dict[str, Entry] | None = None
         inputs = protected_inputs(self.config)
         self._digests: dict[tuple[str, str], str] = {}
         hash_old = [rel for rel, info in old.items() if info.kind == "file" and within(rel, self.suite)]
@@ -462,7 +467,15 @@ class _TreeView:
                 manifest[rel[len(self.suite) + 1 :]] = self._digests[("old", rel)]
         return manifest_fingerprint(manifest)
 
+    def validate(self) -> None:
+        self.baseline_suite()  # refuses a baseline suite holding a symlink
+
+    def baseline_has(self, path: str) -> bool:
+        return path in self.baseline_suite()
+
     def baseline_suite(self) -> dict[str, Entry]:
+        if self._base_suite is not None:
+            return self._base_suite
         suite: dict[str, Entry] = {}
         for rel, info in self.old_listing.items():
             if not within(rel, self.suite) or rel == self.suite:
@@ -474,6 +487,7 @@ class _TreeView:
             entry = _entry(info)
             if entry is not None:
                 suite[rel] = entry
+        self._base_suite = suite
         return suite
 
     def baseline_under(self, root: str) -> dict[str, bool]:
@@ -511,7 +525,7 @@ class _TreeView:
 
 
 def guard_trees(
-    baseline_dir: Path, candidate_dir: Path, config: Config, *, command: str | None = None
+    baseline_dir: Path, candidate_dir: Path, config: GuardConfig, *, command: str | None = None
 ) -> GuardReport:
     """Guard a candidate working tree against a baseline working tree (both workspace roots)."""
     return _report(_TreeView(Path(baseline_dir), Path(candidate_dir), config), config, command)
@@ -521,9 +535,10 @@ def guard_trees(
 
 _MODES = {"100644": Entry("file"), "100664": Entry("file"), "100755": Entry("file", True)}
 _MODES |= {"120000": Entry("symlink"), "160000": Entry("submodule")}
-_SUITE_CACHE: dict[tuple[str, str], tuple[dict[str, Entry], dict[str, str]]] = {}
+# Keyed by (repository, suite path, suite tree id): tree ids are content, so entries never go stale.
+_SUITE_CACHE: dict[tuple[str, str, str], tuple[dict[str, Entry], dict[str, str]]] = {}
 _ID_CACHE: dict[tuple[str, str], str] = {}
-_SOURCES_CACHE: dict[tuple[str, str], dict[str, str]] = {}
+_SOURCES_CACHE: dict[tuple[str, str, str], dict[str, str]] = {}
 
 
 def _mode_entry(mode: str) -> Entry | None:
@@ -534,31 +549,43 @@ def _mode_entry(mode: str) -> Entry | None:
 
 @dataclass
 class _GitView:
+    """Two commits described from git objects through the repository's persistent `ObjectStore`.
+
+    Equal root trees mean an identical candidate; otherwise `diff_trees` opens only subtrees whose ids
+    differ, so an unchanged suite (or data dir) costs one id comparison and the checks only see what changed.
+    """
+
     repo: Path
     base: str
     cand: str
-    config: Config
+    config: GuardConfig
+    base_tree: str
+    cand_tree: str
+    suite_tree: str
     changes: dict[str, Change] = field(default_factory=dict)
-
-    suite_tree: str = ""
 
     def __post_init__(self) -> None:
         self.suite = _suite_rel(self.config)
+        self.store = gitcmd.object_store(self.repo)
+        self._key = (str(self.repo), self.suite, self.suite_tree)
         self._oids: dict[tuple[str, str], str] = {}
         self._blobs: dict[str, bytes] = {}
         self._kinds: dict[str, str | None] = {}
-        if self.base != self.cand:
-            for raw in gitcmd.diff_tree(self.repo, self.base, self.cand):
-                old, new = _mode_entry(raw.old_mode), _mode_entry(raw.new_mode)
-                if old is not None:
-                    self._oids[("old", raw.path)] = raw.old_oid
-                if new is not None:
-                    self._oids[("new", raw.path)] = raw.new_oid
-                self.changes[raw.path] = Change(raw.path, old, new, raw.old_oid != raw.new_oid)
+        if self.base_tree == self.cand_tree:
+            return
+        raws = gitcmd.diff_trees(self.store, self.base_tree, self.cand_tree)
+        if raws is None:  # an unusual tree object: let git itself read it
+            raws = gitcmd.diff_tree(self.repo, self.base, self.cand)
+        for raw in raws:
+            old, new = _mode_entry(raw.old_mode), _mode_entry(raw.new_mode)
+            if old is not None:
+                self._oids[("old", raw.path)] = raw.old_oid
+            if new is not None:
+                self._oids[("new", raw.path)] = raw.new_oid
+            self.changes[raw.path] = Change(raw.path, old, new, raw.old_oid != raw.new_oid)
 
     def _suite_listing(self) -> tuple[dict[str, Entry], dict[str, str]]:
-        key = (str(self.repo), self.suite_tree)
-        if key not in _SUITE_CACHE:
+        if self._key not in _SUITE_CACHE:
             entries: dict[str, Entry] = {}
             oids: dict[str, str] = {}
             for item in gitcmd.ls_tree(self.repo, self.suite_tree):
@@ -574,8 +601,13 @@ class _GitView:
                     )
                 entries[rel] = entry
                 oids[rel] = item.oid
-            _SUITE_CACHE[key] = (entries, oids)
-        return _SUITE_CACHE[key]
+            _SUITE_CACHE[self._key] = (entries, oids)
+        return _SUITE_CACHE[self._key]
+
+    def validate(self) -> None:
+        """Refuse a baseline suite holding a symlink. An evaluator id is only ever recorded for a suite tree
+        that was listed without one, so a known id proves it without listing the tree again."""
+        self.evaluator_id()
 
     def evaluator_id(self) -> str:
         key = (str(self.repo), self.suite_tree)
@@ -611,8 +643,20 @@ class _GitView:
     def baseline_suite(self) -> dict[str, Entry]:
         return self._suite_listing()[0]
 
+    def baseline_has(self, path: str) -> bool:
+        """Whether the baseline suite lists `path`, from the one suite tree object when it sits at the top."""
+        name = path[len(self.suite) + 1 :] if within(path, self.suite) else ""
+        if self._key in _SUITE_CACHE or not name or "/" in name or has_git_component(name):
+            return path in self.baseline_suite()
+        ((info, data),) = self.store.objects([self.suite_tree])
+        entries = gitcmd.parse_tree(data, len(self.suite_tree) // 2) if info.type == "tree" else None
+        if entries is None:
+            return path in self.baseline_suite()
+        wanted = name.encode("utf-8", "surrogateescape")
+        return any(entry_name == wanted and mode != 0o40000 for mode, entry_name, _ in entries)
+
     def baseline_under(self, root: str) -> dict[str, bool]:
-        info = gitcmd.batch_check(self.repo, [f"{self.base}:{root}"])[0]
+        (info,) = self.store.info([f"{self.base}:{root}"])
         if info.type == "blob":
             return {root: False}
         if info.type != "tree" or info.oid is None:
@@ -627,8 +671,7 @@ class _GitView:
         return listing
 
     def suite_sources(self) -> dict[str, str]:
-        key = (str(self.repo), self.suite_tree)
-        if key not in _SOURCES_CACHE:
+        if self._key not in _SOURCES_CACHE:
             entries, oids = self._suite_listing()
             wanted = [
                 rel
@@ -636,26 +679,26 @@ class _GitView:
                 if entry.kind == "file" and rel.endswith(".py") and not is_junk(rel)
             ]
             blobs = gitcmd.read_blobs(self.repo, [oids[rel] for rel in wanted])
-            _SOURCES_CACHE[key] = {rel: blobs[oids[rel]].decode("utf-8", "replace") for rel in wanted}
-        return _SOURCES_CACHE[key]
+            _SOURCES_CACHE[self._key] = {rel: blobs[oids[rel]].decode("utf-8", "replace") for rel in wanted}
+        return _SOURCES_CACHE[self._key]
 
     def prefetch(self, paths: list[str]) -> None:
-        """Read the candidate side of many changed paths through one git process."""
+        """Read the candidate side of many changed paths in one exchange with the store."""
         oids = [self._oids[("new", p)] for p in paths if ("new", p) in self._oids]
         missing = [oid for oid in oids if oid not in self._blobs]
         if missing:
-            self._blobs.update(gitcmd.read_blobs(self.repo, missing))
+            self._blobs.update(self.store.blobs(missing))
 
     def _read(self, side: str, path: str) -> bytes | None:
         oid = self._oids.get((side, path))
         if oid is None:
             commit = self.base if side == "old" else self.cand
-            info = gitcmd.batch_check(self.repo, [f"{commit}:{path}"])[0]
+            (info,) = self.store.info([f"{commit}:{path}"])
             if info.type != "blob" or info.oid is None:
                 return None
             oid = info.oid
         if oid not in self._blobs:
-            self._blobs.update(gitcmd.read_blobs(self.repo, [oid]))
+            self._blobs.update(self.store.blobs([oid]))
         return self._blobs.get(oid)
 
     def read_old(self, path: str) -> bytes | None:
@@ -669,18 +712,15 @@ class _GitView:
         if change is not None and change.new is not None:
             return change.new.kind
         if path not in self._kinds:
-            info = gitcmd.batch_check(self.repo, [f"{self.cand}:{path}"])[0]
+            (info,) = self.store.info([f"{self.cand}:{path}"])
             self._kinds[path] = {"tree": "dir", "blob": "file", "commit": "submodule"}.get(info.type or "")
         return self._kinds[path]
 
 
 def _id_cache_file(repo: Path) -> Path | None:
     """Where evaluator ids are remembered per suite tree id: inside the repository's git dir, never committed."""
-    try:
-        common = gitcmd.run_git(repo, "rev-parse", "--git-common-dir").strip()
-    except GitError:
-        return None
-    return (Path(repo) / common / "proctor" / "evaluator-ids.json").resolve()
+    state = gitcmd.state_dir(repo)
+    return state / "evaluator-ids.json" if state is not None else None
 
 
 def _load_id_cache(path: Path | None) -> dict[str, str]:
@@ -695,26 +735,30 @@ def _load_id_cache(path: Path | None) -> dict[str, str]:
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def guard_refs(repo: Path, baseline_ref: str, candidate_ref: str, config: Config) -> GuardReport:
-    """Guard two commits of `repo` from git objects alone (never the working tree)."""
+def guard_refs(repo: Path, baseline_ref: str, candidate_ref: str, config: GuardConfig) -> GuardReport:
+    """Guard two commits of `repo` from git objects alone (never the working tree).
+
+    Commit ids cost no git process once the repository's store is running; ref names cost one (refs are
+    never read through a long-lived process, see `ObjectStore`).
+    """
     repo = Path(repo)
     suite = _suite_rel(config)
-    base_spec, cand_spec = f"{baseline_ref}^{{commit}}", f"{candidate_ref}^{{commit}}"
-    base, cand, tree = gitcmd.batch_check(repo, [base_spec, cand_spec, f"{base_spec}:{suite}"])
-    if base.oid is None:
-        gitcmd.resolve_commit(repo, baseline_ref)  # raises the one-line "does not exist" error
-    if cand.oid is None:
-        gitcmd.resolve_commit(repo, candidate_ref)
-    assert base.oid is not None and cand.oid is not None
+    base, cand = gitcmd.resolve_commits(repo, [baseline_ref, candidate_ref])
+    store = gitcmd.object_store(repo)
+    base_tree, cand_tree = store.require([f"{base}^{{tree}}", f"{cand}^{{tree}}"])
+    if base_tree.oid is None or cand_tree.oid is None:
+        raise GitError(f"git cat-file failed in {repo}: the tree of {base[:12]} or {cand[:12]} is missing")
+    (tree,) = store.info([f"{base}:{suite}"])
     if tree.type != "tree" or tree.oid is None:
-        raise IntegrityError(f"the baseline commit {base.oid[:12]} has no suite directory {suite}/")
-    return _report(_GitView(repo, base.oid, cand.oid, config, suite_tree=tree.oid), config, None)
+        raise IntegrityError(f"the baseline commit {base[:12]} has no suite directory {suite}/")
+    view = _GitView(repo, base, cand, config, base_tree.oid, cand_tree.oid, tree.oid)
+    return _report(view, config, None)
 
 
 # ------------------------------------------------------------------------------------ around the run
 
 
-def check_stale_result(workspace_or_tree: Path, config: Config) -> Finding | None:
+def check_stale_result(workspace_or_tree: Path, config: GuardConfig) -> Finding | None:
     """IN006: `<suite>/result.json` in the baseline would be protected and mistaken for a fresh result."""
     suite = _suite_rel(config)
     if os.path.lexists(Path(workspace_or_tree) / suite / "result.json"):
@@ -722,14 +766,14 @@ def check_stale_result(workspace_or_tree: Path, config: Config) -> Finding | Non
     return None
 
 
-def refuse_stale_result(workspace_or_tree: Path, config: Config) -> None:
+def refuse_stale_result(workspace_or_tree: Path, config: GuardConfig) -> None:
     """Raise the IN006 launch refusal (one line saying what to do) when the baseline has a result.json."""
     finding = check_stale_result(workspace_or_tree, config)
     if finding is not None:
         raise IntegrityError(f"{finding.code}: refusing to launch: {finding.detail}")
 
 
-def rehash_findings(before: SuiteSnapshot, suite_dir: Path, config: Config) -> list[Finding]:
+def rehash_findings(before: SuiteSnapshot, suite_dir: Path, config: GuardConfig) -> list[Finding]:
     """IN009 after a run: a protected file changed, or a new source file or symlink appeared in the suite."""
     suite = _suite_rel(config)
     suite_dir = Path(suite_dir)

@@ -1,7 +1,7 @@
 """The suite manifest and fingerprint, byte-for-byte Kapso's (SPEC §4.1), plus what Kapso does not record.
 
 `build_manifest` is Kapso 0.7.10's `build_evaluation_manifest` (same files, same digests, same order, same
-refusals), computed by a 2-thread chunked hasher; `manifest_fingerprint` is its `manifest_fingerprint`.
+refusals), computed by a 2-thread chunked hasher over a stat-free walk (SPEC §11: ≤ 0.55× Kapso's time); `manifest_fingerprint` is its `manifest_fingerprint`.
 `snapshot` adds the per-path `modes` (type and executable bit, including `__pycache__`/`*.pyc` entries the
 manifest skips) so the guard can see what content hashes cannot, without changing the evaluator_id.
 """
@@ -20,14 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from core.errors import IntegrityError, WorkspaceError
-from core.integrity.classify import is_junk
+from core.integrity.classify import JUNK_DIRS, JUNK_SUFFIXES, is_junk
 
 if TYPE_CHECKING:
-    from core.config import Config
+    from core.integrity.settings import GuardConfig
 
 Kind = Literal["file", "symlink", "dir", "submodule", "special"]
-_CHUNK = 1 << 20
+# 128 KiB reads stay in the CPU cache between the copy and the hash: 1.5x faster than 1 MiB on big files.
+_CHUNK = 128 << 10
 _PARALLEL_MIN_BYTES = 4 << 20
+_PARALLEL_MIN_FILES = 16
 
 
 @dataclass(frozen=True)
@@ -100,11 +102,15 @@ def _hash_one(path: str, buffer: bytearray) -> str:
 
 
 def hash_files(paths: Sequence[Path | str], *, threads: int = 2, total_bytes: int | None = None) -> list[str]:
-    """sha256 hex of each file, read in 1 MiB chunks by `threads` workers (hashlib releases the GIL)."""
+    """sha256 hex of each file, read in 128 KiB chunks by `threads` workers (hashlib releases the GIL).
+
+    Each worker takes the next file, so a big file keeps one thread busy while the other hashes the rest.
+    Without `total_bytes`, many files are hashed in parallel and a few in the calling thread.
+    """
     names = [os.fspath(p) for p in paths]
     results: list[str] = [""] * len(names)
     if total_bytes is None:
-        total_bytes = _PARALLEL_MIN_BYTES if len(names) > 64 else 0
+        total_bytes = _PARALLEL_MIN_BYTES if len(names) >= _PARALLEL_MIN_FILES else 0
     workers = max(1, min(threads, len(names))) if total_bytes >= _PARALLEL_MIN_BYTES else 1
     counter = itertools.count()
     errors: list[BaseException] = []
@@ -162,11 +168,60 @@ def _manifest_from(root: Path, listing: Mapping[str, FileInfo], *, strict: bool)
     return dict(zip(wanted, digests, strict=True))
 
 
+def _is_junk_name(name: str) -> bool:
+    """`is_junk` for the last component: Kapso's `Path.suffix.lower()` is `.pyc` (a leading dot is no suffix)."""
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:].lower() in JUNK_SUFFIXES
+
+
+def _manifest_files(root: str) -> list[tuple[str, ...]]:
+    """Kapso's walk without a stat per file: the sorted path parts of every regular non-junk file.
+
+    The directory entry's type says file, directory or symlink; `__pycache__` is junk at any depth, so it is
+    not entered. Raises for the first symlink in Kapso's order, as Kapso does.
+    """
+    files: list[tuple[str, ...]] = []
+    links: list[tuple[str, ...]] = []
+
+    def walk(directory: str, prefix: tuple[str, ...]) -> None:
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read directory {directory}: {exc.strerror}") from None
+        for entry in entries:
+            name = entry.name
+            if name in JUNK_DIRS:
+                continue
+            parts = (*prefix, name)
+            try:
+                if entry.is_symlink():
+                    if not _is_junk_name(name):
+                        links.append(parts)
+                elif entry.is_dir(follow_symlinks=False):
+                    walk(entry.path, parts)
+                elif entry.is_file(follow_symlinks=False) and not _is_junk_name(name):
+                    files.append(parts)
+            except OSError as exc:
+                raise WorkspaceError(f"cannot stat {entry.path}: {exc.strerror}") from None
+
+    walk(root, ())
+    if links:
+        rel = "/".join(min(links))
+        raise IntegrityError(
+            f"the suite contains a symlink: {rel} (Kapso cannot fingerprint it either; replace it by the file)"
+        )
+    files.sort()
+    return files
+
+
 def build_manifest(suite_dir: Path) -> dict[str, str]:
     """Kapso's `build_evaluation_manifest`: {posix path: sha256} of every regular non-junk file."""
     root = Path(suite_dir).expanduser()
     _check_suite_root(root)
-    manifest = _manifest_from(root, scan(root), strict=True)
+    base = os.fspath(root)
+    files = _manifest_files(base)
+    digests = hash_files([os.path.join(base, *parts) for parts in files])
+    manifest = {"/".join(parts): digest for parts, digest in zip(files, digests, strict=True)}
     if not manifest:
         raise IntegrityError(f"the suite directory contains no files: {root}")
     return manifest
@@ -198,7 +253,7 @@ class SuiteSnapshot:
     inputs: dict[str, str] = field(default_factory=dict)
 
 
-def snapshot(suite_dir: Path, config: Config | None = None) -> SuiteSnapshot:
+def snapshot(suite_dir: Path, config: GuardConfig | None = None) -> SuiteSnapshot:
     """Manifest, modes and evaluator_id of a suite. Unlike `build_manifest` it records symlinks (in `modes`)
     instead of refusing them, so a tampered tree can still be described; a clean suite gets Kapso's id."""
     root = Path(suite_dir)
@@ -221,7 +276,7 @@ def snapshot(suite_dir: Path, config: Config | None = None) -> SuiteSnapshot:
     )
 
 
-def protected_inputs(config: Config) -> list[str]:
+def protected_inputs(config: GuardConfig) -> list[str]:
     """Workspace-relative roots of the protected inputs (IN010): the data dir, the brief, protected_paths."""
     roots = [config.data_dir, config.brief, *config.protected_paths]
     cleaned = []
@@ -241,7 +296,7 @@ def describe_entry(workspace: Path, rel: str, info: FileInfo, digest: str = "") 
     return info.kind
 
 
-def input_digests(workspace: Path, config: Config) -> dict[str, str]:
+def input_digests(workspace: Path, config: GuardConfig) -> dict[str, str]:
     """Describe every path under the protected inputs of `workspace` (missing roots are simply absent)."""
     entries: dict[str, FileInfo] = {}
     for root in protected_inputs(config):

@@ -18,10 +18,10 @@ import tarfile
 from pathlib import Path
 from typing import IO
 
-from core.config import Config
 from core.errors import GitError, IntegrityError
 from core.integrity.classify import has_git_component, is_junk
 from core.integrity.git import git_argv, git_env, resolve_commit
+from core.integrity.settings import GuardConfig
 
 
 def _safe_parts(name: str) -> list[str] | None:
@@ -135,7 +135,7 @@ def remove_pycache(root: Path) -> None:
                 dirs.remove(name)
 
 
-def overlay_trusted_suite(baseline_dir: Path, candidate_dir: Path, config: Config) -> None:
+def overlay_trusted_suite(baseline_dir: Path, candidate_dir: Path, config: GuardConfig) -> None:
     """Replace the candidate's suite with the baseline's bytes (regular files and exec bits only)."""
     rel = Path(config.evaluation_dir)
     source = Path(baseline_dir) / rel
