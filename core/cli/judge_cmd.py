@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         concurrency: Annotated[int | None, typer.Option(help="Calls in flight at once.")] = None,
     ) -> None:
-        """Score outputs with the LLM judge (SPEC §7)."""
+        """Score outputs with the LLM judge: balanced samples, a hard budget, a cache."""
         from core.config import load_config
         from core.errors import JudgeError
         from core.judge import JudgeSettings, judge_outputs, load_items, load_labels
