@@ -221,13 +221,15 @@ def _failures_html(result: CampaignResult) -> str:
     return "".join(out)
 
 
-def render_chart(result: CampaignResult, *, width: int = 900, height: int = 320) -> str:
+def render_chart(result: CampaignResult, *, width: int = 900, height: int = 380) -> str:
     """Inline SVG: one column per candidate; scored as dots, the baseline as a dashed line, rejected (✕) and
     failed (!) marked in a band below the plot so they are seen, not hidden."""
     e = html.escape
     rows = list(result.rows)
-    left, right, top, plot_bottom = 70, 20, 20, height - 90
-    band_y = height - 60
+    # Legend on top; below the plot the rejected/failed band, then candidate names slanting down-left.
+    left, right, top, plot_bottom = 70, 20, 36, height - 150
+    band_y = plot_bottom + 25
+    label_y = band_y + 22
     values = [r.record.score for r in rows if r.record.status == "scored" and r.record.score is not None]
     base_score = result.baseline.score if result.baseline.status == "scored" else None
     if base_score is not None:
@@ -305,17 +307,17 @@ def render_chart(result: CampaignResult, *, width: int = 900, height: int = 320)
                 f'<text x="{x:.1f}" y="{band_y + 5}" font-size="10" text-anchor="middle" fill="#fff">!</text></g>'
             )
         svg.append(
-            f'<text x="{x:.1f}" y="{height - 30}" font-size="11" text-anchor="end" fill="#1f2328" '
-            f'transform="rotate(-30 {x:.1f} {height - 30})">{e(label)}</text>'
+            f'<text x="{x:.1f}" y="{label_y}" font-size="11" text-anchor="end" fill="#1f2328" '
+            f'transform="rotate(-30 {x:.1f} {label_y})">{e(label)}</text>'
         )
     svg.append(
-        f'<g font-size="11" fill="#57606a"><circle cx="{left + 8}" cy="{height - 8}" r="5" fill="#1a7f37"/>'
-        f'<text x="{left + 18}" y="{height - 4}">winner</text>'
-        f'<circle cx="{left + 78}" cy="{height - 8}" r="5" fill="#57606a"/><text x="{left + 88}" y="{height - 4}">scored</text>'
-        f'<text x="{left + 150}" y="{height - 4}" fill="#cf222e">✕ rejected</text>'
-        f'<text x="{left + 230}" y="{height - 4}" fill="#9a6700">▲ failed</text>'
-        f'<line x1="{left + 300}" x2="{left + 330}" y1="{height - 8}" y2="{height - 8}" stroke="#0969da" '
-        f'stroke-width="2" stroke-dasharray="6 4"/><text x="{left + 336}" y="{height - 4}">baseline</text></g>'
+        f'<g font-size="11" fill="#57606a"><circle cx="{left + 8}" cy="12" r="5" fill="#1a7f37"/>'
+        f'<text x="{left + 18}" y="16">winner</text>'
+        f'<circle cx="{left + 78}" cy="12" r="5" fill="#57606a"/><text x="{left + 88}" y="16">scored</text>'
+        f'<text x="{left + 150}" y="16" fill="#cf222e">✕ rejected</text>'
+        f'<text x="{left + 230}" y="16" fill="#9a6700">▲ failed</text>'
+        f'<line x1="{left + 300}" x2="{left + 330}" y1="12" y2="12" stroke="#0969da" '
+        f'stroke-width="2" stroke-dasharray="6 4"/><text x="{left + 336}" y="16">baseline</text></g>'
     )
     svg.append("</svg>")
     return "".join(svg)
