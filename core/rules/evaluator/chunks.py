@@ -24,8 +24,12 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from core.diagnostics import byte_col_to_char
+
+if TYPE_CHECKING:
+    from core.rules.evaluator.scopes import ScopeIndex
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # A line that may start a new top-level statement (see module docstring). The first pattern is the fast one
@@ -34,6 +38,9 @@ CUT_LF = re.compile(r"\n(?![\s#)\]}])(?!(?:else|elif|except|finally)\b)")
 CUT = re.compile(r"(?:\r\n|\r|\n)(?![\s#)\]}])(?!(?:else|elif|except|finally)\b)")
 
 MAX_CHUNKS = 2048
+# Recorded lookups of module-scope bindings (`EvaluatorContext.answer`), keyed by the name (then, after a NUL,
+# the asking top-level statement): a chunk binding the name at module scope takes part in all of them.
+MODULE_SCOPE_KINDS = ("module_before", "module_reaching", "module_last", "module_all")
 MAX_CHARS = 4_000_000
 MAX_FAILED = 512
 MAX_WHOLE = 4
@@ -106,7 +113,6 @@ class Chunk:
         self.assigned: dict[str, list[ast.expr]] = {}
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.classes: list[ast.ClassDef] = []
-        self.with_bindings: dict[str, ast.expr] = {}
         self.key_adders: dict[str, list[ast.AST]] = {}
         self.fast_parameter = False  # a function with a `fast` parameter (typer/fire options)
         self.results: dict[object, object] = {}  # per-chunk rule results, keyed by lint settings
@@ -178,10 +184,6 @@ class Chunk:
                 self.classes.append(node)
             elif isinstance(node, ast.ExceptHandler):
                 self.handlers.append(node)
-            elif isinstance(node, ast.With | ast.AsyncWith):
-                for item in node.items:
-                    if isinstance(item.optional_vars, ast.Name):
-                        self.with_bindings.setdefault(item.optional_vars.id, item.context_expr)
         for stmt in self.tree.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions.append(stmt)
@@ -202,6 +204,13 @@ class Chunk:
         self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
 
     # -- this chunk's share of the whole-file facts (merged per document by `EvaluatorContext`) ----------
+
+    @cached_property
+    def scope_index(self) -> ScopeIndex:
+        """Every binding of the chunk, scope by scope (built on first use: many chunks never need it)."""
+        from core.rules.evaluator.scopes import ScopeIndex
+
+        return ScopeIndex(self)
 
     @cached_property
     def function_map(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -251,11 +260,14 @@ class Chunk:
             ("class", self.class_map),
             ("name_loads", self.name_loads),
             ("attribute_loads", self.attribute_loads),
-            ("with_binding", self.with_bindings),
             ("key_adders", self.key_adders),
             ("strings", self.strings_by_value),
         ):
             pairs.update((kind, key) for key in keys)
+        index = self.scope_index
+        for names in (index.module_bindings, index.global_bindings):
+            for name in names:
+                pairs.update((kind, name) for kind in MODULE_SCOPE_KINDS)
         return frozenset(pairs)
 
     # -- positions (relative to the chunk) -------------------------------------------------------------

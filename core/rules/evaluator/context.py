@@ -19,6 +19,7 @@ import builtins
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -27,7 +28,16 @@ from typing import Protocol, TypeVar, overload
 
 from core.diagnostics import Diagnostic, Fix, Position, Range, TextEdit, byte_col_to_char
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.chunks import LINE_BREAK, OWNER, Chunk, Placed, children, split_lines
+from core.rules.evaluator.chunks import (
+    LINE_BREAK,
+    MODULE_SCOPE_KINDS,
+    OWNER,
+    Chunk,
+    Placed,
+    children,
+    split_lines,
+)
+from core.rules.evaluator.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 
 __all__ = [
     "BUILTIN_NAMES",
@@ -79,9 +89,16 @@ class ChunkResult:
         default=None, init=False, repr=False, compare=False
     )
 
+    # The lookups as the dirty set of an edit names them: a key "name\x00asker" is about `name`.
+    match_keys: AbstractSet[tuple[str, str]] = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         self.kinds = frozenset(_kind_class(kind) for kind, _ in self.reads)
         self.has_diagnostics = any(self.diagnostics.values())
+        if any("\x00" in key for _, key in self.reads):
+            self.match_keys = frozenset((kind, key.split("\x00", 1)[0]) for kind, key in self.reads)
+        else:
+            self.match_keys = self.reads.keys()
 
     def placed_diagnostics(self, line: int) -> dict[str, list[Diagnostic]]:
         """The diagnostics by code, moved to the chunk's document line (kept for the next lint)."""
@@ -389,14 +406,6 @@ class EvaluatorContext:
         """`name[...] = ...` assignments and `name.update(...)`/`name.setdefault(...)` calls, in order."""
         return self._key_adders.get(name, ())
 
-    def with_binding(self, name: str) -> ast.expr | None:
-        """The first `with EXPR as name` binding of `name`."""
-        for p in self.placed:
-            value = p.chunk.with_bindings.get(name)
-            if value is not None:
-                return value
-        return None
-
     def has_fast_parameter(self) -> bool:
         return any(p.chunk.fast_parameter for p in self.placed)
 
@@ -461,14 +470,14 @@ class EvaluatorContext:
             value = tuple(self.tree.body)
         elif kind == "flow_body":
             value = tuple(self.flow_body())
-        elif kind == "with_binding":
-            value = self.with_binding(key)
         elif kind == "key_adders":
             value = tuple(self.key_adders(key))
         elif kind == "strings":
             value = tuple(self.string_nodes(key))
         elif kind == "fast_parameter":
             value = self.has_fast_parameter()
+        elif kind in MODULE_SCOPE_KINDS:
+            value = self._module_answer(kind, key)
         elif kind == "exists":
             value = self.lint.path_exists(key)
         elif kind.startswith("fact:"):
@@ -480,6 +489,105 @@ class EvaluatorContext:
             raise KeyError(kind)
         self._answers[memo_key] = value
         return value
+
+    def read(self, kind: str, key: str) -> object:
+        """A whole-file lookup (views record it; the document answers it directly)."""
+        return self.answer(kind, key)
+
+    @cached_property
+    def _module_scope(self) -> tuple[dict[str, list[tuple[int, Binding]]], dict[str, list[Binding]]]:
+        """(name -> its module-scope bindings with their top-level statement's index, in document order;
+        name -> bindings in functions that declare it `global`)."""
+        order = self._top_order
+        module: dict[str, list[tuple[int, Binding]]] = {}
+        declared: dict[str, list[Binding]] = {}
+        for placed in self.placed:
+            index = placed.chunk.scope_index
+            for name, found in index.module_bindings.items():
+                module.setdefault(name, []).extend((order.get(id(b.top), -1), b) for b in found)
+            for name, found in index.global_bindings.items():
+                declared.setdefault(name, []).extend(found)
+        return module, declared
+
+    @cached_property
+    def _top_order(self) -> dict[int, int]:
+        return {id(stmt): number for number, stmt in enumerate(self.tree.body)}
+
+    def _module_answer(self, kind: str, key: str) -> object:
+        name, _, asker = key.partition("\x00")
+        module, declared = self._module_scope
+        found = module.get(name, [])
+        if kind == "module_all":
+            return tuple(b for _, b in found) + tuple(declared.get(name, ()))
+        if kind == "module_last":
+            return found[-1][1] if found and name not in declared else None
+        limit = self._top_order.get(int(asker), -1) if asker.isdigit() else -1
+        before = [b for number, b in found if number < limit]
+        if kind == "module_before":
+            return before[-1] if before else None
+        # module_reaching: from the last binding that is a whole top-level statement (it always runs) on.
+        start = 0
+        for at, binding in enumerate(before):
+            if binding.stmt is binding.top:
+                start = at
+        return tuple(before[start:])
+
+    # -- scoped name resolution (scopes.py) -------------------------------------------------------------
+
+    def binding(self, use: ast.Name) -> Binding | None:
+        """The binding a reader takes `use` to mean: the nearest preceding one in the scope that binds the
+        name (its function, then enclosing functions); for module names, the last binding before the
+        statement at module level, the last one in the file from inside a function. None when unknown."""
+        chunk = self.chunk_of(use)
+        if chunk is None:
+            return None
+        index = chunk.scope_index
+        key, via_global = index.owner(use)
+        if key != MODULE:
+            found = index.scopes[key].bindings[use.id]
+            preceding = [b for b in found if b.pos <= _start(use)]
+            if preceding:
+                return preceding[-1]
+            return found[0] if len(found) == 1 and not _inside(found[0], use) else None
+        if via_global or index.in_function(use):
+            last = self.read("module_last", use.id)
+            return last if isinstance(last, Binding) else None
+        top = _top_statement(chunk, use)
+        local = [b for b in index.module_bindings.get(use.id, ()) if b.top is top and b.pos <= _start(use)]
+        if local:
+            return local[-1]
+        before = self.read("module_before", f"{use.id}\x00{id(top)}")
+        return before if isinstance(before, Binding) else None
+
+    def value_of(self, use: ast.AST) -> ast.expr | None:
+        """The value assigned to the name `use` (`name = value`), by scope; None for anything else."""
+        if not isinstance(use, ast.Name):
+            return None
+        found = self.binding(use)
+        return found.value if found is not None and found.kind == "value" else None
+
+    def reaching(self, use: ast.Name) -> Sequence[Binding]:
+        """Every binding whose value may reach `use` (for taint: branches and loops kept, what a later
+        binding in the same block always overwrites dropped)."""
+        chunk = self.chunk_of(use)
+        if chunk is None:
+            return ()
+        index = chunk.scope_index
+        key, via_global = index.owner(use)
+        if key != MODULE:
+            return _reaching(index, index.scopes[key].bindings[use.id], use)
+        if via_global or index.in_function(use):
+            everything = self.read("module_all", use.id)
+            assert isinstance(everything, tuple)
+            return everything
+        top = _top_statement(chunk, use)
+        local = [b for b in index.module_bindings.get(use.id, ()) if b.top is top]
+        found = list(_reaching(index, local, use, fallback=False)) if local else []
+        if not any(index.dominates(b, use) for b in found):
+            earlier = self.read("module_reaching", f"{use.id}\x00{id(top)}")
+            assert isinstance(earlier, tuple)
+            found = [*earlier, *found]
+        return found
 
     def still_valid(self, result: ChunkResult) -> bool:
         return self.reads_hold(result.reads)
@@ -561,18 +669,12 @@ class EvaluatorContext:
             return self.functions.get(call.func.id)
         return None
 
-    def module_constant(self, name: str) -> ast.expr | None:
-        """The value of a name assigned exactly once in the whole file (module constants)."""
-        values = self.assigned.get(name)
-        if values is None or len(values) != 1:
-            return None
-        return values[0]
-
     def string_value(self, expr: ast.AST) -> str | None:
+        """A string literal, or a name bound to one (by scope)."""
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             return expr.value
         if isinstance(expr, ast.Name):
-            value = self.module_constant(expr.id)
+            value = self.value_of(expr)
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 return value.value
         return None
@@ -755,7 +857,7 @@ class EvaluatorContext:
                 if (
                     dirty is not None
                     and last.kinds.isdisjoint(dirty_kinds)
-                    and last.reads.keys().isdisjoint(dirty)
+                    and last.match_keys.isdisjoint(dirty)
                 ) or self.still_valid(last):
                     cached = last
             if cached is None:
@@ -954,10 +1056,6 @@ class ChunkView(EvaluatorContext):
         assert isinstance(found, tuple)
         return found
 
-    def with_binding(self, name: str) -> ast.expr | None:
-        found = self.read("with_binding", name)
-        return found if isinstance(found, ast.expr) else None
-
     def has_fast_parameter(self) -> bool:
         return self.read("fast_parameter", "") is True
 
@@ -1063,6 +1161,41 @@ def _shift(rng: Range, lines: int) -> Range:
 def _norm_dir(path: str) -> str:
     posix = PurePosixPath(path.replace("\\", "/")).as_posix().strip("/")
     return "" if posix == "." else posix
+
+
+def _start(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _inside(binding: Binding, use: ast.AST) -> bool:
+    """`use` is part of the statement that makes the binding (`x = f(x)`): it cannot see that binding."""
+    return _start(binding.stmt) <= _start(use) <= binding.pos
+
+
+def _top_statement(chunk: Chunk, node: ast.AST) -> ast.AST:
+    """The chunk's top-level statement that holds `node`."""
+    current = node
+    while id(current) not in chunk.top_level:
+        parent = chunk.parents.get(current)
+        if parent is None:
+            break
+        current = parent
+    return current
+
+
+def _reaching(
+    index: ScopeIndex, found: Sequence[Binding], use: ast.Name, fallback: bool = True
+) -> list[Binding]:
+    at = _start(use)
+    preceding = [b for b in found if b.pos <= at]
+    start = 0
+    for number, binding in enumerate(preceding):
+        if index.dominates(binding, use):
+            start = number
+    reached = preceding[start:] + [b for b in found if b.pos > at and in_loop_with(index, b, use)]
+    if not reached and fallback:
+        return list(found)
+    return reached
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

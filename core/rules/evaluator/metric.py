@@ -223,12 +223,25 @@ def _is_none(expr: ast.expr) -> bool:
 def _stream(ctx: EvaluatorContext, file: ast.expr | None) -> str:
     if file is None or _is_none(file):
         return "stdout"
-    name = ctx.qualname(file)
+    name = stream_name(ctx, file)
     if name in ("sys.stdout", "sys.__stdout__"):
         return "stdout"
     if name in ("sys.stderr", "sys.__stderr__"):
         return "stderr"
     return "file"
+
+
+def stream_name(ctx: EvaluatorContext, expr: ast.expr) -> str | None:
+    """The qualified name of a stream, following local aliases (`out = sys.stdout`) by scope."""
+    for _ in range(8):
+        name = ctx.qualname(expr)
+        if name is not None or not isinstance(expr, ast.Name):
+            return name
+        value = ctx.value_of(expr)
+        if value is None:
+            return None
+        expr = value
+    return None
 
 
 def render_expr(ctx: EvaluatorContext, expr: ast.expr, depth: int = 0) -> list[Segment]:
@@ -244,9 +257,9 @@ def render_expr(ctx: EvaluatorContext, expr: ast.expr, depth: int = 0) -> list[S
     ):
         return [str(expr.value)]
     if isinstance(expr, ast.Name):
-        values = ctx.assigned.get(expr.id, [])
-        if len(values) == 1 and isinstance(values[0], ast.JoinedStr | ast.BinOp | ast.Call):
-            rendered = render_expr(ctx, values[0], depth + 1)
+        value = ctx.value_of(expr)
+        if isinstance(value, ast.JoinedStr | ast.BinOp | ast.Call):
+            rendered = render_expr(ctx, value, depth + 1)
             if not (len(rendered) == 1 and isinstance(rendered[0], Hole)):
                 return rendered
         return [Hole(expr)]

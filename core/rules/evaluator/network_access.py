@@ -36,7 +36,33 @@ SEVERITY = Severity.WARNING
 FIX_TITLE = None
 
 NETWORK_MODULES = ("requests", "httpx", "urllib.request", "aiohttp", "socket", "http.client", "urllib3")
-URL_READERS = ("read", "load", "open", "urlretrieve", "fetch", "download")
+# Words in a call's name that say it reads data from its first argument (`pd.read_csv`, `np.loadtxt`,
+# `np.genfromtxt`, `np.fromfile`, `open_url`, `Image.open`, `load_dataset`, `get_file`...).
+URL_READERS = (
+    "read",
+    "load",
+    "open",
+    "retrieve",
+    "fetch",
+    "download",
+    "fromtxt",
+    "fromfile",
+    "fromregex",
+    "from_csv",
+    "from_json",
+    "from_url",
+    "url",
+    "get_file",
+    "import",
+    "scan_",
+)
+# Keywords that name where any call reads from; PATH_KEYWORDS only count for reader-like calls.
+SOURCE_KEYWORDS = frozenset({"url", "uri", "origin", "source_url"})
+PATH_KEYWORDS = frozenset({"fname", "path", "filepath_or_buffer", "filename", "file", "io", "source"})
+# Calls that mention a URL without reading it (their name can still contain a reader word: `urlparse`).
+NOT_READERS = frozenset({"print", "echo", "format", "join", "startswith", "endswith", "split", "replace"})
+NOT_READER_PREFIXES = ("urlparse", "urlsplit", "urljoin", "urlencode", "urlunparse", "urlunsplit", "quote")
+URL_SCHEMES = ("http://", "https://", "ftp://")
 
 
 def _network(module: str) -> str | None:
@@ -65,8 +91,28 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
         if module is not None:
             yield ctx.diagnostic(rule, call, f"`{name}()` accesses the network")
             continue
-        label = (name or (call.func.attr if isinstance(call.func, ast.Attribute) else "")).rsplit(".", 1)[-1]
-        if call.args and any(word in label.lower() for word in URL_READERS):
-            url = ctx.string_value(call.args[0])
-            if url is not None and url.lower().startswith(("http://", "https://", "ftp://")):
-                yield ctx.diagnostic(rule, call, f"`{label}()` reads from the network ({url[:60]})")
+        func = call.func
+        local = (
+            func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        )
+        label = (name or local).rsplit(".", 1)[-1]
+        url = _url_argument(ctx, call, label)
+        if url is not None:
+            yield ctx.diagnostic(rule, call, f"`{label}()` reads from the network ({url[:60]})")
+
+
+def _url_argument(ctx: EvaluatorContext, call: ast.Call, label: str) -> str | None:
+    """The URL a reader-like call is given: its first argument, or a keyword naming where to read from."""
+    lower = label.lower()
+    if not lower or lower in NOT_READERS or lower.startswith(NOT_READER_PREFIXES):
+        return None
+    reader = any(word in lower for word in URL_READERS)
+    candidates = [call.args[0]] if call.args and reader else []
+    candidates += [
+        kw.value for kw in call.keywords if kw.arg in SOURCE_KEYWORDS or (reader and kw.arg in PATH_KEYWORDS)
+    ]
+    for expr in candidates:
+        url = ctx.string_value(expr)
+        if url is not None and url.lower().startswith(URL_SCHEMES):
+            return url
+    return None

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from core.diagnostics import Diagnostic, Severity
 from core.rules.evaluator.context import EvaluatorContext, keyword, walk_no_nested
 from core.rules.evaluator.flow import Step, exclusive
-from core.rules.evaluator.metric import flow_of, metric_of, render_output
+from core.rules.evaluator.metric import flow_of, metric_of, render_output, stream_name
 
 CODE = "EV003"
 NAME = "output-after-metric"
@@ -99,9 +99,8 @@ def _is_log_call(ctx: EvaluatorContext, call: ast.Call, name: str | None) -> boo
         return name.startswith("logging.") and name.rsplit(".", 1)[-1] in LOG_METHODS
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr in LOG_METHODS and isinstance(func.value, ast.Name):
-        for value in ctx.assigned.get(func.value.id, []):
-            if isinstance(value, ast.Call) and ctx.call_name(value) == "logging.getLogger":
-                return True
+        value = ctx.value_of(func.value)
+        return isinstance(value, ast.Call) and ctx.call_name(value) == "logging.getLogger"
     return False
 
 
@@ -113,7 +112,7 @@ def _logs_to_stdout(ctx: EvaluatorContext) -> bool:
             if stream is not None
             else (call.args[0] if name.endswith("Handler") and call.args else None)
         )
-        if value is not None and ctx.qualname(value) in ("sys.stdout", "sys.__stdout__"):
+        if value is not None and stream_name(ctx, value) in ("sys.stdout", "sys.__stdout__"):
             return True
     return False
 

@@ -30,6 +30,7 @@ PATH_CTORS = frozenset(
     }
 )
 PATH_SAME_METHODS = frozenset({"resolve", "absolute", "expanduser"})
+PATH_RENAMES = frozenset({"with_name", "with_suffix", "with_stem"})
 MOVE_CALLS = frozenset(
     {"os.replace", "os.rename", "shutil.move", "shutil.copy", "shutil.copyfile", "shutil.copy2"}
 )
@@ -91,10 +92,8 @@ def resolve_path(ctx: EvaluatorContext, expr: ast.AST | None, depth: int = 0) ->
     if isinstance(expr, ast.Name):
         if expr.id == "__file__":
             return PathValue(True, ctx.relpath)
-        values = ctx.assigned.get(expr.id, [])
-        if len(values) == 1:
-            return resolve_path(ctx, values[0], depth + 1)
-        return UNKNOWN
+        bound = ctx.value_of(expr)
+        return resolve_path(ctx, bound, depth + 1) if bound is not None else UNKNOWN
     if isinstance(expr, ast.Attribute):
         if expr.attr == "parent":
             return _dirname(resolve_path(ctx, expr.value, depth + 1))
@@ -167,14 +166,35 @@ def _call_path(ctx: EvaluatorContext, call: ast.Call, depth: int) -> PathValue:
     if name == "os.path.dirname" and call.args:
         return _dirname(resolve_path(ctx, call.args[0], depth + 1))
     if isinstance(call.func, ast.Attribute):
-        if call.func.attr in PATH_SAME_METHODS and not call.args:
+        method = call.func.attr
+        if method in PATH_SAME_METHODS and not call.args:
             return resolve_path(ctx, call.func.value, depth + 1)
+        if method in PATH_RENAMES and len(call.args) == 1 and not call.keywords:
+            return _rename(
+                method,
+                resolve_path(ctx, call.func.value, depth + 1),
+                resolve_path(ctx, call.args[0], depth + 1),
+            )
         if call.func.attr == "joinpath":
             value = resolve_path(ctx, call.func.value, depth + 1)
             for arg in call.args:
                 value = _join(value, resolve_path(ctx, arg, depth + 1))
             return value
     return UNKNOWN
+
+
+def _rename(method: str, base: PathValue, part: PathValue) -> PathValue:
+    """`base.with_name(part)` / `.with_suffix(part)` / `.with_stem(part)` (pathlib semantics)."""
+    if not part.known or part.path.startswith("/") or "/" in part.path:
+        return UNKNOWN
+    if method == "with_name":
+        return _join(_dirname(base), part) if base.known else PathValue(False, "/" + part.path)
+    if not base.path:
+        return UNKNOWN
+    head, name = posixpath.split(base.path)
+    stem, suffix = posixpath.splitext(name)
+    renamed = stem + part.path if method == "with_suffix" else part.path + suffix
+    return PathValue(base.known, posixpath.join(head, renamed) if head else renamed)
 
 
 def in_dir(value: PathValue, directory: str) -> bool:
@@ -217,11 +237,10 @@ def _is_write_mode(mode: str) -> bool:
 def opened_for_write(ctx: EvaluatorContext, expr: ast.AST) -> PathValue | None:
     """The path when `expr` is `open(P, "w")` / `P.open("w")` (or a name bound to one)."""
     if isinstance(expr, ast.Name):
-        binding = _with_binding(ctx, expr.id)
-        if binding is not None:
-            return opened_for_write(ctx, binding)
-        values = ctx.assigned.get(expr.id, [])
-        return opened_for_write(ctx, values[0]) if len(values) == 1 else None
+        binding = ctx.binding(expr)
+        if binding is None or binding.kind not in ("value", "with") or binding.value is None:
+            return None
+        return opened_for_write(ctx, binding.value)
     if not isinstance(expr, ast.Call):
         return None
     name = ctx.call_name(expr)
@@ -230,10 +249,6 @@ def opened_for_write(ctx: EvaluatorContext, expr: ast.AST) -> PathValue | None:
     if isinstance(expr.func, ast.Attribute) and expr.func.attr == "open" and name is None:
         return resolve_path(ctx, expr.func.value) if _is_write_mode(open_mode(ctx, expr, 0)) else None
     return None
-
-
-def _with_binding(ctx: EvaluatorContext, name: str) -> ast.expr | None:
-    return ctx.with_binding(name)
 
 
 def writes(ctx: EvaluatorContext) -> list[Write]:
@@ -294,9 +309,9 @@ def _dumps_payload(ctx: EvaluatorContext, expr: ast.expr | None) -> ast.expr | N
     if isinstance(expr, ast.Call) and ctx.call_name(expr) == "json.dumps" and expr.args:
         return expr.args[0]
     if isinstance(expr, ast.Name):
-        values = ctx.assigned.get(expr.id, [])
-        if len(values) == 1:
-            return _dumps_payload(ctx, values[0])
+        value = ctx.value_of(expr)
+        if value is not None:
+            return _dumps_payload(ctx, value)
     return None
 
 

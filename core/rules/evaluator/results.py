@@ -7,6 +7,7 @@ import ast
 from core.rules.evaluator.context import EvaluatorContext, has_star_kwargs
 from core.rules.evaluator.metric import MetricInfo, metric_of
 from core.rules.evaluator.paths import Write, is_result_json, result_json_path, writes
+from core.rules.evaluator.scopes import Binding
 
 REQUIRED_KEYS = ("evaluation_script_path", "evaluation_output", "score")
 
@@ -46,24 +47,27 @@ def dict_of(
             return None
         return {kw.arg for kw in expr.keywords if kw.arg}, expr
     if isinstance(expr, ast.Name):
-        values = ctx.assigned.get(expr.id, [])
-        if len(values) != 1:
+        binding = ctx.binding(expr)
+        if binding is None or binding.kind != "value" or binding.value is None:
             return None
-        found = dict_of(ctx, values[0])
+        found = dict_of(ctx, binding.value)
         if found is None:
             return None
         keys, literal = found
-        extra = _added_keys(ctx, expr.id)
+        extra = _added_keys(ctx, expr.id, binding)
         if extra is None:
             return None
         return keys | extra, literal
     return None
 
 
-def _added_keys(ctx: EvaluatorContext, name: str) -> set[str] | None:
-    """Keys added later with `d["k"] = v` or `d.update(...)`; None when some key is computed."""
+def _added_keys(ctx: EvaluatorContext, name: str, binding: Binding) -> set[str] | None:
+    """Keys added later with `d["k"] = v` or `d.update(...)` to the same variable (by scope); None when some
+    key is computed."""
     keys: set[str] = set()
     for node in ctx.key_adders(name):
+        if not _adds_to(ctx, node, name, binding):
+            continue
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -98,6 +102,19 @@ def _added_keys(ctx: EvaluatorContext, name: str) -> set[str] | None:
                     return None
                 keys |= inner[0]
     return keys
+
+
+def _adds_to(ctx: EvaluatorContext, node: ast.AST, name: str, binding: Binding) -> bool:
+    """The adder's `name` is the variable bound by `binding` (not a namesake in another function)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        targets: list[ast.expr] = [node.func.value]
+    elif isinstance(node, ast.Assign):
+        targets = [t.value for t in node.targets if isinstance(t, ast.Subscript)]
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign) and isinstance(node.target, ast.Subscript):
+        targets = [node.target.value]
+    else:
+        return True
+    return any(isinstance(t, ast.Name) and t.id == name and ctx.binding(t) is binding for t in targets)
 
 
 def metric_line_expr(ctx: EvaluatorContext, info: MetricInfo) -> str | None:

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Container, Iterator
+from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Fix, Range, Severity, TextEdit
-from core.rules.evaluator.context import EvaluatorContext, register_fact
+from core.rules.evaluator.context import EvaluatorContext
 
 CODE = "EV013"
 NAME = "unordered-iteration"
@@ -45,8 +45,10 @@ FIX_TITLE = "Wrap in `sorted()`"
 LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
 PATH_METHODS = frozenset({"iterdir", "glob", "rglob"})
 ORDER_FREE = frozenset(
-    {"sorted", "len", "set", "frozenset", "any", "all", "bool", "max", "min", "collections.Counter"}
+    {"sorted", "len", "set", "frozenset", "any", "all", "bool", "max", "min", "sum", "collections.Counter"}
 )
+# Calls whose result keeps the order of their iterable argument: order-free when their result is.
+PASS_THROUGH = frozenset({"map", "filter", "list", "tuple", "iter", "reversed", "enumerate"})
 ITERATING = frozenset(
     {
         "list",
@@ -78,10 +80,9 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
             f"`{label}()` returns entries in file-system order, which differs between machines",
             _wrap(ctx, call),
         )
-    set_names = _set_names(ctx)
     for node in ctx.nodes:
         for iterable in _iterated(ctx, node):
-            if _is_set(ctx, iterable, set_names):
+            if _is_set(ctx, iterable) and not _order_free(ctx, iterable):
                 yield ctx.diagnostic(
                     rule,
                     iterable,
@@ -103,11 +104,24 @@ def _listing(ctx: EvaluatorContext, call: ast.Call) -> str | None:
     return None
 
 
-def _order_free(ctx: EvaluatorContext, node: ast.AST) -> bool:
-    """The listing is sorted, counted, tested for emptiness or membership, or assigned and sorted later."""
+def _order_free(ctx: EvaluatorContext, node: ast.AST, depth: int = 0, assigned: bool = True) -> bool:
+    """The listing is sorted, counted, tested for emptiness or membership, or assigned and sorted later;
+    or it feeds a comprehension, `map()` or `filter()` whose result is one of those (or a set)."""
     parent = ctx.parents.get(node)
-    if isinstance(parent, ast.Call) and node in parent.args and ctx.call_name(parent) in ORDER_FREE:
-        return True
+    if depth > 16:
+        return False
+    if isinstance(parent, ast.Call) and node in parent.args:
+        name = ctx.call_name(parent)
+        if name in ORDER_FREE:
+            return True
+        if name in PASS_THROUGH:
+            return _order_free(ctx, parent, depth + 1, assigned=False)
+    if isinstance(parent, ast.comprehension) and parent.iter is node:
+        comprehension = ctx.parents.get(parent)
+        if isinstance(comprehension, ast.SetComp):
+            return True  # the set's own order is judged where the set is iterated
+        if isinstance(comprehension, ast.ListComp | ast.GeneratorExp | ast.DictComp):
+            return _order_free(ctx, comprehension, depth + 1, assigned=False)
     if (
         isinstance(parent, ast.Compare)
         and node in parent.comparators
@@ -119,7 +133,8 @@ def _order_free(ctx: EvaluatorContext, node: ast.AST) -> bool:
     if isinstance(parent, ast.If | ast.While) and parent.test is node:
         return True
     if (
-        isinstance(parent, ast.Assign)
+        assigned
+        and isinstance(parent, ast.Assign)
         and len(parent.targets) == 1
         and isinstance(parent.targets[0], ast.Name)
     ):
@@ -151,42 +166,23 @@ def _iterated(ctx: EvaluatorContext, node: ast.AST) -> Iterator[ast.expr]:
         yield node.value
 
 
-class _SetNames(Container[str]):
-    """Names every assignment of which is a set (asked name by name, so a chunk records only its own)."""
-
-    def __init__(self, ctx: EvaluatorContext) -> None:
-        self._ctx = ctx
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self._ctx.fact("EV013.set_name", name) is True
-
-
-def _set_names(ctx: EvaluatorContext) -> Container[str]:
-    return _SetNames(ctx)
-
-
-def _is_set_name(ctx: EvaluatorContext, name: str) -> bool:
-    values = ctx.assigned.get(name)
-    return bool(values) and all(_is_set(ctx, v, frozenset()) for v in values or ())
-
-
-register_fact("EV013.set_name", _is_set_name)
-
-
-def _is_set(ctx: EvaluatorContext, expr: ast.AST, set_names: Container[str]) -> bool:
+def _is_set(ctx: EvaluatorContext, expr: ast.AST | None, depth: int = 0) -> bool:
+    """A set display, `set()`/`frozenset()`, set algebra, or a name bound to one (by scope)."""
+    if expr is None or depth > 8:
+        return False
     if isinstance(expr, ast.Set | ast.SetComp):
         return True
     if isinstance(expr, ast.Call) and ctx.call_name(expr) in ("set", "frozenset"):
         return True
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr | ast.BitAnd | ast.Sub | ast.BitXor):
-        return _is_set(ctx, expr.left, set_names) and _is_set(ctx, expr.right, set_names)
+        return _is_set(ctx, expr.left, depth + 1) and _is_set(ctx, expr.right, depth + 1)
     if (
         isinstance(expr, ast.Call)
         and isinstance(expr.func, ast.Attribute)
         and expr.func.attr in ("union", "intersection", "difference", "symmetric_difference")
     ):
-        return _is_set(ctx, expr.func.value, set_names)
-    return isinstance(expr, ast.Name) and expr.id in set_names
+        return _is_set(ctx, expr.func.value, depth + 1)
+    return isinstance(expr, ast.Name) and _is_set(ctx, ctx.value_of(expr), depth + 1)
 
 
 def _wrap(ctx: EvaluatorContext, node: ast.AST) -> Fix:

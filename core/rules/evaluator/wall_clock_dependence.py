@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from core.diagnostics import Diagnostic, Severity
 from core.rules.evaluator.context import EvaluatorContext, walk, walk_no_nested
 from core.rules.evaluator.metric import metric_of
 from core.rules.evaluator.results import dict_of, result_writes
+from core.rules.evaluator.scopes import Binding
 
 CODE = "EV010"
 NAME = "wall-clock-dependence"
@@ -72,35 +73,43 @@ def sources(ctx: EvaluatorContext) -> list[ast.Call]:
     return [c for c in ctx.calls if _is_source(ctx, c)]
 
 
+# Binding kinds through which a value flows (a `with` target is the resource, not its arguments).
+FLOWS = frozenset({"value", "unpack", "iter", "aug"})
+
+
 class _Taint:
-    """Names (and local functions) whose value derives from a source call, with the calls they come from."""
+    """Bindings (and local functions) whose value derives from a source call, with the calls they come from.
+
+    A use of a name takes the taint of the bindings that can reach it in its own scope (`ctx.reaching`): the
+    same name in another function is another variable."""
 
     def __init__(self, ctx: EvaluatorContext) -> None:
         self.ctx = ctx
-        self.names: dict[str, set[int]] = {}
+        self.bindings: dict[int, set[int]] = {}  # id(Binding) -> source calls
         self.functions: dict[str, set[int]] = {}
+        self._reaching: dict[int, Sequence[Binding]] = {}
         facts = ctx.facts("time_sources")
         found = [c for c in facts if isinstance(c, ast.Call)] if facts is not None else sources(ctx)
         self.calls: dict[int, ast.Call] = {id(c): c for c in found}
         if not self.calls:
             return
-        assignments: list[tuple[list[str], ast.expr]] = []
-        for node in ctx.nodes:
-            if isinstance(node, ast.Assign):
-                assignments.append(([n for t in node.targets for n in _names(t)], node.value))
-            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
-                if node.value is not None:
-                    assignments.append((_names(node.target), node.value))
-            elif isinstance(node, ast.For | ast.comprehension):
-                assignments.append((_names(node.target), node.iter))
+        assignments: list[tuple[Binding, ast.expr]] = []
+        for placed in ctx.placed:
+            for scope in placed.chunk.scope_index.scopes.values():
+                for bound in scope.bindings.values():
+                    assignments.extend((b, b.value) for b in bound if b.value is not None and b.kind in FLOWS)
         for _ in range(8):
             changed = False
-            for targets, value in assignments:
+            for binding, value in assignments:
                 origins = self.origins(value)
-                for target in targets:
-                    if origins - self.names.get(target, set()):
-                        self.names.setdefault(target, set()).update(origins)
-                        changed = True
+                if binding.kind == "aug" and isinstance(binding.stmt, ast.AugAssign):
+                    origins |= self.origins(binding.stmt.target)
+                known = self.bindings.get(id(binding))
+                if known is None:
+                    known = self.bindings[id(binding)] = set()
+                if origins - known:
+                    known |= origins
+                    changed = True
             for fname, func in ctx.functions.items():
                 returned: set[int] = set()
                 for node in walk_no_nested(func.body):
@@ -120,19 +129,13 @@ class _Taint:
                     found.add(id(node))
                 elif isinstance(node.func, ast.Name) and node.func.id in self.functions:
                     found |= self.functions[node.func.id]
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.names:
-                found |= self.names[node.id]
+            elif isinstance(node, ast.Name):
+                reaching = self._reaching.get(id(node))
+                if reaching is None:
+                    reaching = self._reaching[id(node)] = self.ctx.reaching(node)
+                for binding in reaching:
+                    found |= self.bindings.get(id(binding), set())
         return found
-
-
-def _names(target: ast.AST) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, ast.Tuple | ast.List):
-        return [n for e in target.elts for n in _names(e)]
-    if isinstance(target, ast.Starred):
-        return _names(target.value)
-    return []
 
 
 def _sinks(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str]]:

@@ -585,6 +585,12 @@ CROSS_CHUNK = [
     ("def helper():\n    sys.exit(1)\ntry:\n    run()\nexcept Exception:\n    helper()\n", "import sys\n"),
     ("import os\nfor f in os.listdir('.'):\n    pass\n", "from os import listdir as os\n"),
     ("open(DATA).read()\n", 'DATA = "kapso_datasets/test_labels.csv"\n'),
+    # Scoped name resolution: the binding before a module-level use, the last one seen from a function.
+    ('labels = open(path).read()\npath = "/srv/holdout.csv"\n', 'path = "kapso_datasets/test_labels.csv"\n'),
+    ("def gold():\n    return open(path).read()\n", 'path = "kapso_datasets/test_labels.csv"\n'),
+    ('import sys\nprint("auc: 1")\nprint("done", file=out)\n', "out = sys.stdout\n"),
+    ("import json\njson.dump({}, f)\n", 'f = open("kapso_evaluation/result.json", "w")\n'),
+    ("def f():\n    global T\n    T = 1\nimport random\nrandom.seed(T)\n", "import time\nT = time.time()\n"),
 ]
 
 
@@ -599,3 +605,44 @@ def test_an_edit_in_one_chunk_updates_what_other_chunks_report(
         edited = added + unchanged if where == "before" else unchanged + added
         assert_same_as_from_scratch(edited, kind, ctx)
         assert_same_as_from_scratch(unchanged, kind, ctx)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        # Swapping two module-level bindings changes which one a later use sees.
+        [
+            'path = "kapso_datasets/test_labels.csv"\npath = "/srv/x.csv"\nx = open(path).read()\n',
+            'path = "/srv/x.csv"\npath = "kapso_datasets/test_labels.csv"\nx = open(path).read()\n',
+            'path = "/srv/x.csv"\nx = open(path).read()\npath = "kapso_datasets/test_labels.csv"\n',
+        ],
+        # A name rebound in one function, then in another, then deleted.
+        [
+            "import time\nimport random\ndef a():\n    s = 1\n    random.seed(s)\ndef b():\n    s = time.time()\n",
+            "import time\nimport random\ndef a():\n    random.seed(s)\ndef b():\n    s = time.time()\n",
+            "import time\nimport random\ns = time.time()\ndef a():\n    random.seed(s)\n",
+        ],
+    ],
+)
+def test_scoped_lookups_follow_moves_and_rebinding(texts: list[str]) -> None:
+    ctx = LintContext()
+    for kind in (DocumentKind.EVALUATOR, DocumentKind.SUITE_PYTHON):
+        for text in [*texts, *reversed(texts)]:
+            assert_same_as_from_scratch(text, kind, ctx, cold=False)
+
+
+def test_names_resolve_in_their_own_function() -> None:
+    """The same variable name in two functions is two variables (the review corpus's f/path/target bugs)."""
+    text = (
+        "import json\n"
+        'RESULT = "kapso_evaluation/result.json"\n'
+        "def read():\n    with open(RESULT) as f:\n        return json.load(f)\n"
+        'def write(v):\n    with open(RESULT, "w") as f:\n        json.dump({"v": v}, f)\n'
+    )
+    assert [(d.code, d.range.start.line) for d in run(text) if d.code == "EV006"] == [("EV006", 7)]
+    text = (
+        "from pathlib import Path\n"
+        'def a():\n    path = Path("/srv/x")\n    return path.read_text()\n'
+        'def b():\n    path = Path("kapso_datasets/test_labels.csv")\n    return path.read_text()\n'
+    )
+    assert [(d.code, d.range.start.line) for d in run(text) if d.code == "EV015"] == [("EV015", 6)]

@@ -56,39 +56,8 @@ AMBIGUOUS_POSITIONS = {
     "BR009": "the Goal heading, or the `Goal:` line (adopted: I first expected the goal's first text line)",
 }
 
-# case -> the evaluator-rule bug that makes it fail (core/rules/evaluator/** is not ours to fix).
-# Evaluator-side name resolution is file-global, not per function scope (core/rules/evaluator/paths.py,
-# context.py, wall_clock_dependence.py); the xfail reasons say which lookup each case trips.
-_ONE_ASSIGNMENT = (
-    "paths.resolve_path resolves a Name only when ctx.assigned holds exactly one assignment of that name in the "
-    "whole file, so the same name assigned in two functions resolves to nothing"
-)
-KNOWN_BUGS: dict[str, str] = {
-    "ev01_f_reuse_read_then_write": "EV006 not reported: the result.json handle `f` in write_result() is resolved "
-    "through ctx.with_binding('f'), which returns the FIRST `with ... as f` in the file (load_rows()'s read "
-    "handle), so the write is not seen as a result.json write",
-    "ev41_f_reuse_reads_previous_result": "EV006 not reported for f.write(json.dumps({...})) in save(): "
-    "ctx.with_binding('f') returns previous_score()'s earlier `with open(RESULT) as f` (a read), not save()'s",
-    "ev53_label_path_name_reused": f"EV015 not reported for path.read_text() with path = kapso_datasets/"
-    f"test_labels.csv in gold_labels(): `path` is also assigned in audit_labels(); {_ONE_ASSIGNMENT}",
-    "ev54_suite_write_name_reused": f"EV016 not reported for target.write_text() with target = kapso_evaluation/"
-    f"harness_cache.py in cache_harness(): `target` is also assigned in scratch_program(); {_ONE_ASSIGNMENT}",
-    "ev55_stdout_alias_after_metric": "EV003 not reported for print(..., file=out) after the metric with "
-    "out = sys.stdout: metric._stream classifies `file=` by ctx.qualname only, which does not follow a local "
-    "variable bound to sys.stdout (fails even when `out` is assigned once)",
-    "clean12_clock_name_reused": "EV010 false positive: default_rng(start) in pick(), where start = 17, is "
-    "traced to `start = time.time()` in main(): wall_clock_dependence._Taint keys taint by bare name across "
-    "the whole file, ignoring function scope",
-    "clean08_result_path_with_name": "EV005 false positive: Path(__file__).resolve().with_name('result.json') is "
-    "not recognised as <suite>/result.json: paths._call_path models .parent, joinpath and PATH_SAME_METHODS "
-    "but not with_name (or with_suffix/with_stem)",
-    "clean09_sorted_wraps_comprehensions": "EV013 false positive: a listing that is the iterable of a generator, "
-    "set comprehension or map() passed to sorted() is reported; unordered_iteration._order_free checks only "
-    "the listing's immediate parent (sorted(os.listdir(d)) directly is fine)",
-    "ev42_numpy_reads_url": "EV011 not reported for numpy.genfromtxt('https://...'): network_access treats a "
-    "call with a URL argument as a read only when its name contains read/load/open/urlretrieve/fetch/"
-    "download, and 'genfromtxt' has none (numpy.loadtxt with a URL is reported)",
-}
+# case -> the evaluator-rule bug that makes it fail (strict xfail); empty while no bug is known.
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _codes(group: str) -> list[str]:
