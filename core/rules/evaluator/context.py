@@ -988,6 +988,19 @@ class _ViewParents(Mapping[ast.AST, ast.AST]):
         return len(self._chunk.parents)
 
 
+def _record_whole_file_lookups(view: ChunkView | DocumentView) -> None:
+    """Whole-file tables a view reads through recorded lookups, so a cached result knows what it depended on."""
+    view.bound_names = _RecordedNames(view)
+    view.assigned = _Recorded(view, "assigned", "assigned")
+    view.functions = _Recorded(view, "function", "functions")
+    view.classes = _Recorded(view, "class", "classes")
+    view.methods = _Recorded(view, "methods", "methods")
+    view.aliases = _Recorded(view, "alias", "aliases")
+    view.top_aliases = _Recorded(view, "top_alias", "top_aliases")
+    view.name_loads = _Recorded(view, "name_loads", "name_loads")
+    view.attribute_loads = _Recorded(view, "attribute_loads", "attribute_loads")
+
+
 class ForeignNodeError(RuntimeError):
     """A per-chunk rule asked for the position of a node in another chunk (a bug in the rule split)."""
 
@@ -1014,15 +1027,7 @@ class ChunkView(EvaluatorContext):
         self.reads: dict[tuple[str, str], object] = {}
         self.parents = _ViewParents(self)
         self.kids = chunk.kids
-        self.bound_names = _RecordedNames(self)
-        self.assigned = _Recorded(self, "assigned", "assigned")
-        self.functions = _Recorded(self, "function", "functions")
-        self.classes = _Recorded(self, "class", "classes")
-        self.methods = _Recorded(self, "methods", "methods")
-        self.aliases = _Recorded(self, "alias", "aliases")
-        self.top_aliases = _Recorded(self, "top_alias", "top_aliases")
-        self.name_loads = _Recorded(self, "name_loads", "name_loads")
-        self.attribute_loads = _Recorded(self, "attribute_loads", "attribute_loads")
+        _record_whole_file_lookups(self)
         if root.lint.workspace is not None or root.lint.exists is not None:
             self.lint = LintContext(
                 config=root.lint.config,
@@ -1107,15 +1112,7 @@ class DocumentView(EvaluatorContext):
         self.reads: dict[tuple[str, str], object] = {}
         self.parents = root.parents
         self.kids = root.kids
-        self.bound_names = _RecordedNames(self)
-        self.assigned = _Recorded(self, "assigned", "assigned")
-        self.functions = _Recorded(self, "function", "functions")
-        self.classes = _Recorded(self, "class", "classes")
-        self.methods = _Recorded(self, "methods", "methods")
-        self.aliases = _Recorded(self, "alias", "aliases")
-        self.top_aliases = _Recorded(self, "top_alias", "top_aliases")
-        self.name_loads = _Recorded(self, "name_loads", "name_loads")
-        self.attribute_loads = _Recorded(self, "attribute_loads", "attribute_loads")
+        _record_whole_file_lookups(self)
 
     def read(self, kind: str, key: str) -> object:
         value = self.root.answer(kind, key)
