@@ -24,6 +24,7 @@ from core.atomic import atomic_write_json
 from core.errors import GitError, IntegrityError
 from core.integrity import git as gitcmd
 from core.integrity.classify import (
+    SOURCE_SUFFIXES,
     ancestors,
     fold,
     has_git_component,
@@ -259,7 +260,8 @@ def _suite_change(view: _View, change: Change) -> list[Finding]:
         return [reject("IN003", path, "a special file (fifo, socket or device) in the suite")]
     if old is not None and not change.content and old.kind == new.kind:
         return []  # only the exec bit of a cache file changed
-    head = b"" if new.executable or source_suffix(path) else (view.read_new(path) or b"")[:2]
+    known = new.executable or source_suffix(path) in SOURCE_SUFFIXES  # a shebang can hide behind any suffix
+    head = b"" if known else (view.read_new(path) or b"")[:2]
     if is_source(path, executable=new.executable, head=head):
         what = "changed" if old is not None else "new"
         why = (

@@ -560,8 +560,11 @@ def hook_findings(
     modules: dict[tuple[str, str], str] = {}
     for path, kind in provided.items():
         directory, _, name = path.rpartition("/")
-        reachable = model.position(directory) is not None
         stem = module_name(name)
+        parent, _, package = directory.rpartition("/")
+        if stem == "__init__" and package in STARTUP_HOOKS:
+            directory, stem = parent, package  # a `sitecustomize/` package is imported just like the module
+        reachable = model.position(directory) is not None
         if stem in STARTUP_HOOKS or source_suffix(name) == ".pth":
             what = "a start-up hook (`site` runs it)" if stem in STARTUP_HOOKS else "a `.pth` start-up file"
             if reachable:
