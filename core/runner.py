@@ -73,6 +73,8 @@ class RunResult:
     stdout_truncated: bool
     stderr_truncated: bool
     sandbox: SandboxChoice
+    stdout_valid_utf8: bool = True
+    """False when stdout held bytes that are not UTF-8 (`stdout` shows them as U+FFFD)."""
 
     @property
     def ok(self) -> bool:
@@ -90,6 +92,10 @@ class RunResult:
             head = f"killed by {name}"
         elif self.returncode:
             head = f"exit {self.returncode}"
+            if self.sandbox.level == "namespace" and 128 < self.returncode <= 128 + 64:
+                # The namespace's init reports a process killed by signal N as exit 128 + N: say so.
+                with contextlib.suppress(ValueError):
+                    head += f" (killed by {signal.Signals(self.returncode - 128).name} inside the sandbox)"
         else:
             return ""
         tail = last_line(self.stderr) or last_line(self.stdout)
@@ -153,6 +159,17 @@ class _Tail:
         return self.total > self.cap
 
     def text(self) -> str:
+        return self._data().decode("utf-8", errors="replace")
+
+    def valid_utf8(self) -> bool:
+        """Whether the kept bytes decode strictly: a U+FFFD the program printed itself is not an error."""
+        try:
+            self._data().decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    def _data(self) -> bytes:
         data = bytes(self.buffer[-self.cap :]) if self.truncated else bytes(self.buffer)
         if self.truncated:
             # The cut may land inside a UTF-8 sequence: drop its orphaned continuation bytes.
@@ -160,7 +177,7 @@ class _Tail:
             while start < min(3, len(data)) and 0x80 <= data[start] <= 0xBF:
                 start += 1
             data = data[start:]
-        return data.decode("utf-8", errors="replace")
+        return data
 
 
 def _kill_group(pgid: int) -> None:
@@ -300,6 +317,7 @@ def run_evaluator(
             stdout_truncated=out.truncated,
             stderr_truncated=err.truncated,
             sandbox=choice,
+            stdout_valid_utf8=out.valid_utf8(),
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

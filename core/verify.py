@@ -337,6 +337,9 @@ def _metric_line_clause(first: _Run) -> ClauseResult:
         detail += f"; an earlier line {earlier!r} looks like a metric, but nothing may be printed after it"
     if first.result.stdout_truncated:
         detail += " (stdout was longer than 1 MiB; only its tail was kept)"
+    on_stderr = parse_stdout(first.result.stderr).score
+    if on_stderr is not None:
+        detail += f"; {on_stderr.line.strip()!r} was printed on stderr, but only stdout counts"
     return ClauseResult("metric-line", "fail", detail)
 
 

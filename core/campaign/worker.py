@@ -146,8 +146,8 @@ def classify_failure(run: RunResult) -> str:
     reason = run.failure_reason()
     if reason:
         return reason
-    if "\ufffd" in run.stdout:
-        # The runner decodes with errors="replace": a replacement character means bytes that are not UTF-8.
+    if not run.stdout_valid_utf8:
+        # The runner decodes with errors="replace"; a U+FFFD the evaluator printed itself is valid UTF-8.
         return "the evaluator's stdout is not valid UTF-8"
     return ""
 

@@ -1,0 +1,3 @@
+"""Fixture candidate: prints its answer."""
+
+print(0.7)
