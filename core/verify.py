@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from core.config import Config
 from core.errors import ProctorError, RunnerError, WorkspaceError
+from core.integrity.classify import SOURCE_SUFFIXES, source_suffix
 from core.runner import RunResult, SandboxChoice, SandboxLevel, choose_sandbox, run_evaluator
 from core.scoreline import SCORE_LINE, Score, parse_stdout
 
@@ -52,47 +53,6 @@ CLAUSE_IDS = (
 
 REQUIRED_RESULT_KEYS = ("evaluation_script_path", "evaluation_output", "score")
 COPY_EXCLUDES = (".git", ".venv", "node_modules", ".proctor", "__pycache__")
-
-# IN005 (SPEC §4.2): Kapso's source suffixes plus the ones that can run code at import time.
-SOURCE_SUFFIXES = frozenset(
-    [
-        ".c",
-        ".cc",
-        ".cfg",
-        ".cpp",
-        ".go",
-        ".java",
-        ".js",
-        ".jsx",
-        ".ipynb",
-        ".ini",
-        ".pl",
-        ".ps1",
-        ".py",
-        ".r",
-        ".rb",
-        ".rs",
-        ".sh",
-        ".bash",
-        ".sql",
-        ".toml",
-        ".ts",
-        ".tsx",
-        ".yaml",
-        ".yml",
-        ".zsh",
-        ".pth",
-        ".pyi",
-        ".pyx",
-        ".pxd",
-        ".so",
-        ".dylib",
-        ".pyd",
-        ".mjs",
-        ".cjs",
-        ".pyc",
-    ]
-)
 
 _GARBAGE_PY = """#!/usr/bin/env python3
 # Written by `proctor verify` (fails-loudly): a malformed submission that prints garbage and exits 0.
@@ -572,8 +532,8 @@ def _stray_writes_clause(
 def suite_hashes(suite: Path) -> dict[str, str]:
     """{posix relative path: sha256} of every file under the suite; a symlink hashes as its target text.
 
-    A local stand-in for core/integrity's Kapso-compatible manifest, except that `__pycache__` files are
-    included: verify must see a bytecode file appear (IN005).
+    Unlike the Kapso-compatible manifest (core.integrity.manifest), `__pycache__` files are included:
+    verify must see a bytecode file appear (IN005).
     """
     hashes: dict[str, str] = {}
     for current, dirs, files in os.walk(suite):
@@ -602,9 +562,7 @@ def _sha256(path: Path) -> str:
 
 def is_source_file(path: Path) -> bool:
     """IN005: a source suffix (case-insensitive, trailing dots/spaces ignored), executable, or starts with #!."""
-    name = path.name.rstrip(". ")
-    suffix = os.path.splitext(name)[1].lower()
-    if suffix in SOURCE_SUFFIXES or path.parent.name == "__pycache__":
+    if source_suffix(path.name) in SOURCE_SUFFIXES or path.parent.name == "__pycache__":
         return True
     if path.is_symlink():
         return True

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from core.diagnostics import Diagnostic, Severity
+from core.integrity.classify import SOURCE_SUFFIXES as GUARD_SOURCE_SUFFIXES
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.paths import in_dir, writes
 
@@ -34,43 +35,9 @@ NAME = "writes-suite-source"
 SEVERITY = Severity.WARNING
 FIX_TITLE = None
 
-SOURCE_SUFFIXES = frozenset(
-    [
-        ".py",
-        ".pyi",
-        ".pyx",
-        ".pxd",
-        ".pth",
-        ".sh",
-        ".bash",
-        ".zsh",
-        ".fish",
-        ".js",
-        ".mjs",
-        ".cjs",
-        ".ts",
-        ".yaml",
-        ".yml",
-        ".toml",
-        ".cfg",
-        ".ini",
-        ".ipynb",
-        ".r",
-        ".jl",
-        ".pl",
-        ".rb",
-        ".lua",
-        ".bat",
-        ".cmd",
-        ".ps1",
-        ".so",
-        ".dylib",
-        ".dll",
-        ".exe",
-        ".jar",
-        ".mk",
-        ".makefile",
-    ]
+# The guard's protected suffixes (IN005), plus other files a shell or loader runs.
+SOURCE_SUFFIXES = GUARD_SOURCE_SUFFIXES | frozenset(
+    {".fish", ".jl", ".lua", ".bat", ".cmd", ".dll", ".exe", ".jar", ".mk", ".makefile"}
 )
 
 
