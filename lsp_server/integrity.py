@@ -24,9 +24,9 @@ from pathlib import Path
 from core.atomic import atomic_write_json
 from core.diagnostics import Diagnostic, Range, Severity
 from core.errors import ProctorError
-from core.integrity.classify import is_junk, is_source
-from core.integrity.git import ls_tree, read_blobs, run_git_bytes
-from core.integrity.manifest import manifest_fingerprint, snapshot
+from core.integrity.classify import is_source
+from core.integrity.git import run_git_bytes
+from core.integrity.manifest import git_manifest, manifest_fingerprint, snapshot
 from core.registry import head as registry_head
 
 REGISTRY_FILE = ".kapso/evaluation_registry.json"
@@ -76,13 +76,10 @@ def _disk_manifest(root: Path, suite: str) -> dict[str, str] | None:
 
 
 def _git_manifest(root: Path, rev: str, suite: str) -> dict[str, str] | None:
-    """The suite's manifest at commit `rev`, hashing blob contents as Kapso hashes files."""
     try:
-        entries = [e for e in ls_tree(root, f"{rev}:{suite}") if e.type == "blob" and not is_junk(e.path)]
-        blobs = read_blobs(root, [e.oid for e in entries])
+        return git_manifest(root, rev, suite)
     except (ProctorError, OSError):
         return None
-    return {e.path: hashlib.sha256(blobs[e.oid]).hexdigest() for e in entries}
 
 
 def _cache_path(root: Path, evaluator_id: str) -> Path:

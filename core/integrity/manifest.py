@@ -233,6 +233,15 @@ def manifest_fingerprint(manifest: Mapping[str, str]) -> str:
     return hashlib.sha256(encoded).hexdigest()
 
 
+def git_manifest(repo: Path, rev: str, suite: str) -> dict[str, str]:
+    """The suite's manifest at commit `rev`, from git blobs, hashed exactly as Kapso hashes files."""
+    from core.integrity.git import ls_tree, read_blobs
+
+    entries = [e for e in ls_tree(repo, f"{rev}:{suite}") if e.type == "blob" and not is_junk(e.path)]
+    blobs = read_blobs(repo, [e.oid for e in entries])
+    return {e.path: hashlib.sha256(blobs[e.oid]).hexdigest() for e in entries}
+
+
 def mode_of(info: FileInfo) -> dict[str, str | bool]:
     return {"type": info.kind, "executable": info.executable}
 
