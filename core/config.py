@@ -34,6 +34,12 @@ class CampaignConfig(_Section):
     sandbox: Literal["auto", "process", "namespace"] = Field(
         "auto", description="How evaluator runs are isolated; auto picks the strongest that works."
     )
+    min_improvement: float = Field(
+        0.0, ge=0, description="A winner must beat the baseline by more than this (absolute)."
+    )
+    significance: float = Field(
+        2.0, ge=0, description="...and by more than this many standard errors, when one is known."
+    )
     iteration_evaluator: str = Field("", description="An external iteration evaluator, `module:function`.")
     iteration_evaluator_failure_policy: Literal["record", "raise"] = "record"
 

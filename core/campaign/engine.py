@@ -38,7 +38,7 @@ from core.campaign.model import (
     CampaignResult,
     CandidateRecord,
     Direction,
-    ScoredRow,
+    compare_rows,
     pick_winner,
 )
 from core.campaign.state import (
@@ -53,7 +53,7 @@ from core.campaign.state import (
     save_state,
     state_path,
 )
-from core.campaign.stats import paired_bootstrap_se
+from core.campaign.verdict import NoiseRule
 from core.campaign.worker import MeasureJob, init_worker, measure
 from core.errors import CampaignError, ConfigError, GitError
 from core.registry import EvaluatorRef
@@ -283,7 +283,7 @@ def _prepare(
         policy=failure_policy,
     )
     if stored is not None:
-        return setup, replace(stored, complete=False, sandbox=choice.describe())
+        return setup, replace(stored, complete=False, sandbox=choice.describe(), noise=_noise_rule(config))
     name, direction, goal = _protocol(config, baseline_dir)
     planned: tuple[PlannedCandidate, ...] = ()
     if source["kind"] == "refs":
@@ -302,9 +302,14 @@ def _prepare(
         goal=goal,
         sandbox=choice.describe(),
         planned=planned,
+        noise=_noise_rule(config),
     )
     save_state(root, state)
     return setup, state
+
+
+def _noise_rule(config: Config) -> NoiseRule:
+    return NoiseRule(config.campaign.min_improvement, config.campaign.significance)
 
 
 def _sandbox_level(level: str) -> Literal["auto", "process", "namespace"]:
@@ -784,13 +789,8 @@ def build_result(state: CampaignState, repo: Path) -> CampaignResult:
     baseline = _check_metric(baseline, metric)
     records = [_check_metric(r, metric) for r in state.records]
     base_score = baseline.score if baseline.status == "scored" else None
-    rows = []
-    for record in records:
-        delta = stderr = None
-        if record.status == "scored" and record.score is not None and base_score is not None:
-            delta = record.score - base_score
-            stderr = paired_bootstrap_se(baseline.per_item_scores, record.per_item_scores)
-        rows.append(ScoredRow(record, delta, stderr))
+    rows = compare_rows(baseline, records)
+    pick = pick_winner(base_score, rows, direction, state.noise)
     notes = list(state.notes)
     if state.evaluator.version == 0:
         notes.append(
@@ -807,13 +807,15 @@ def build_result(state: CampaignState, repo: Path) -> CampaignResult:
         metric_name=metric,
         direction=direction,
         baseline=baseline,
-        rows=tuple(rows),
-        winner=pick_winner(base_score, records, direction),
+        rows=rows,
+        winner=pick.winner,
         delivered_branch=state.delivered_branch,
         campaign_dir=campaign_dir(repo, state.campaign_id),
         sandbox=state.sandbox,
         goal=state.goal,
         notes=tuple(notes),
+        noise=state.noise,
+        within_noise=pick.within_noise,
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.campaign.external import ExternalOutcome
+from core.campaign.verdict import DEFAULT_RULE, NoiseRule, beats_baseline
 from core.registry import EvaluatorRef
 
 Status = Literal["scored", "rejected", "failed"]
@@ -157,6 +158,8 @@ class CampaignResult:
     sandbox: str = ""
     goal: str = ""
     notes: tuple[str, ...] = field(default=())
+    noise: NoiseRule = field(default=NoiseRule())
+    within_noise: ScoredRow | None = None
 
     @property
     def candidates(self) -> tuple[CandidateRecord, ...]:
@@ -190,7 +193,7 @@ class CampaignResult:
         return self.campaign_dir / "state.json"
 
     def to_json(self) -> dict[str, Any]:
-        """Exactly SPEC §5.3 schema 1 (stable; tools parse it)."""
+        """SPEC §5.3 schema 1 (stable; tools parse it), plus the noise rule and the best candidate within noise."""
         return {
             "schema": SCHEMA,
             "campaign_id": self.campaign_id,
@@ -210,7 +213,23 @@ class CampaignResult:
             "rejected_candidates": self.rejected_candidates,
             "failed_candidates": self.failed_candidates,
             "delivered_branch": self.delivered_branch,
+            "noise": self.noise.to_json(),
+            "within_noise": _noisy_json(self.within_noise),
         }
+
+
+def _noisy_json(row: ScoredRow | None) -> dict[str, Any] | None:
+    """The best candidate that improved on the baseline without beating noise (so there is no winner)."""
+    if row is None:
+        return None
+    record = row.record
+    return {
+        "ref": record.ref,
+        "commit": record.commit,
+        "score": record.score,
+        "delta": row.delta,
+        "stderr": row.stderr,
+    }
 
 
 def _candidate_json(row: ScoredRow) -> dict[str, Any]:
@@ -235,16 +254,56 @@ def better(a: float, b: float, direction: Direction) -> bool:
     return a > b if direction == "maximize" else a < b
 
 
+def compare_rows(baseline: CandidateRecord, records: Sequence[CandidateRecord]) -> tuple[ScoredRow, ...]:
+    """Each record with its delta vs a scored baseline and the paired bootstrap SE of that delta."""
+    from core.campaign.stats import paired_bootstrap_se
+
+    base_score = baseline.score if baseline.status == "scored" else None
+    rows = []
+    for record in records:
+        delta = stderr = None
+        if record.status == "scored" and record.score is not None and base_score is not None:
+            delta = record.score - base_score
+            stderr = paired_bootstrap_se(baseline.per_item_scores, record.per_item_scores)
+        rows.append(ScoredRow(record, delta, stderr))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The winner, or (when none beats noise) the best candidate that improved only within noise."""
+
+    winner: CandidateRecord | None
+    within_noise: ScoredRow | None
+
+
 def pick_winner(
-    baseline_score: float | None, candidates: Sequence[CandidateRecord], direction: Direction
-) -> CandidateRecord | None:
-    """Best scored candidate that beats the baseline; ties go to the earlier candidate (SPEC §5.3)."""
-    best: CandidateRecord | None = None
-    for record in sorted(candidates, key=lambda r: r.index):
+    baseline_score: float | None,
+    rows: Sequence[ScoredRow],
+    direction: Direction,
+    rule: NoiseRule = DEFAULT_RULE,
+) -> Pick:
+    """Best scored candidate that beats the baseline beyond noise (core.campaign.verdict); ties go to the
+    earlier candidate (SPEC §5.3). With no baseline score, the best scored candidate wins."""
+    best: ScoredRow | None = None
+    noisy: ScoredRow | None = None
+    for row in sorted(rows, key=lambda r: r.record.index):
+        record = row.record
         if record.status != "scored" or record.score is None or not math.isfinite(record.score):
             continue
-        if baseline_score is not None and not better(record.score, baseline_score, direction):
+        if baseline_score is not None and not beats_baseline(row.delta, row.stderr, direction, rule):
+            if better(record.score, baseline_score, direction) and _improves_on(row, noisy, direction):
+                noisy = row
             continue
-        if best is None or (best.score is not None and better(record.score, best.score, direction)):
-            best = record
-    return best
+        if _improves_on(row, best, direction):
+            best = row
+    if best is not None:
+        return Pick(best.record, None)
+    return Pick(None, noisy)
+
+
+def _improves_on(row: ScoredRow, best: ScoredRow | None, direction: Direction) -> bool:
+    assert row.record.score is not None
+    if best is None or best.record.score is None:
+        return True
+    return better(row.record.score, best.record.score, direction)

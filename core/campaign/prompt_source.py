@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from core.atomic import atomic_write_json
 from core.campaign.candidates import generated_ref
-from core.campaign.model import CandidateRecord, Direction, pick_winner
+from core.campaign.model import CandidateRecord, Direction, compare_rows, pick_winner
 from core.campaign.state import CampaignState, PlannedCandidate
 from core.errors import CampaignError, GitError, JudgeError
 
@@ -580,9 +580,12 @@ class PromptDriver:
         """The current best scored candidate that beats the baseline, else the baseline (None if unmeasured)."""
         state = self.host.state
         baseline = state.baseline
-        base_score = baseline.score if baseline is not None and baseline.status == "scored" else None
+        if baseline is None:
+            return None
+        base_score = baseline.score if baseline.status == "scored" else None
         direction: Direction = "minimize" if state.direction == "minimize" else "maximize"
-        return pick_winner(base_score, state.records, direction) or baseline
+        rows = compare_rows(baseline, state.records)
+        return pick_winner(base_score, rows, direction, state.noise).winner or baseline
 
     def _propose(self, iteration: int, slots: list[int]) -> list[PlannedCandidate] | None:
         """Ask the teacher, commit its rewrites and plan every slot; None when nothing could be asked."""

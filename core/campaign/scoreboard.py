@@ -53,6 +53,22 @@ def note_for(record: CandidateRecord) -> str:
     return "; ".join([*(["flags: " + ", ".join(flags)] if flags else []), *([extra] if extra else [])])
 
 
+def no_winner_reason(result: CampaignResult) -> str:
+    """Why there is no winner, in one line: the best candidate only improved within noise, or none improved."""
+    row = result.within_noise
+    if row is None:
+        return "no scored candidate beats the baseline"
+    record = row.record
+    rule = result.noise
+    needed = [f"> {rule.threshold:g}"]
+    if row.stderr is not None:
+        needed.append(f"> {rule.significance:g} SE = {rule.significance * row.stderr:.4f}")
+    return (
+        f"best candidate {record.ref} ({short(record.commit)}) {fmt_delta(row.delta, row.stderr)} is within "
+        f"noise (a winner needs an improvement {' and '.join(needed)}); nothing delivered"
+    )
+
+
 def display_rows(result: CampaignResult) -> list[DisplayRow]:
     """Candidates in measurement order; rank counts scored candidates best first by direction."""
     scored = sorted(
@@ -64,11 +80,18 @@ def display_rows(result: CampaignResult) -> list[DisplayRow]:
     )
     ranks = {row.record.index: str(position) for position, row in enumerate(scored, start=1)}
     winner = result.winner.index if result.winner is not None else None
-    return [_display(row, ranks.get(row.record.index, ""), row.record.index == winner) for row in result.rows]
+    noisy = result.within_noise.record.index if result.within_noise is not None else None
+    return [
+        _display(row, ranks.get(row.record.index, ""), row.record.index == winner, row.record.index == noisy)
+        for row in result.rows
+    ]
 
 
-def _display(row: ScoredRow, rank: str, is_winner: bool) -> DisplayRow:
+def _display(row: ScoredRow, rank: str, is_winner: bool, within_noise: bool = False) -> DisplayRow:
     record = row.record
+    note = note_for(record)
+    if within_noise:
+        note = "; ".join(part for part in ("within noise", note) if part)
     return DisplayRow(
         rank=rank,
         ref=record.ref,
@@ -78,7 +101,7 @@ def _display(row: ScoredRow, rank: str, is_winner: bool) -> DisplayRow:
         delta=fmt_delta(row.delta, row.stderr),
         findings=", ".join(record.finding_codes),
         duration=f"{record.duration_s:.1f}s",
-        note=note_for(record),
+        note=note,
         is_winner=is_winner,
     )
 

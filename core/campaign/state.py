@@ -16,6 +16,7 @@ from typing import Any
 
 from core.atomic import atomic_write_json
 from core.campaign.model import CandidateRecord, ref_from_json, ref_to_json
+from core.campaign.verdict import NoiseRule
 from core.errors import CampaignError
 from core.registry import EvaluatorRef
 
@@ -124,6 +125,8 @@ class CampaignState:
     notes: tuple[str, ...] = field(default=())
     # The prompt source's ledger (core/campaign/prompt_source.py): spend, iterations, feedback texts.
     prompt: Mapping[str, Any] = field(default_factory=dict)
+    # The baseline config's `[campaign] min_improvement` / `significance`: what a winner must beat.
+    noise: NoiseRule = field(default=NoiseRule())
 
     def finished_indexes(self) -> set[int]:
         return {record.index for record in self.records}
@@ -156,6 +159,7 @@ class CampaignState:
             "complete": self.complete,
             "delivered_branch": self.delivered_branch,
             "notes": list(self.notes),
+            "noise": self.noise.to_json(),
             **({"prompt": dict(self.prompt)} if self.prompt else {}),
         }
 
@@ -181,7 +185,19 @@ class CampaignState:
             delivered_branch=data.get("delivered_branch"),
             notes=tuple(str(n) for n in data.get("notes", [])),
             prompt=dict(data.get("prompt") or {}),
+            noise=_noise(data.get("noise")),
         )
+
+
+def _noise(data: Any) -> NoiseRule:
+    """The stored noise rule; a checkpoint written before it existed gets the defaults."""
+    if not isinstance(data, Mapping):
+        return NoiseRule()
+    defaults = NoiseRule()
+    return NoiseRule(
+        float(data.get("min_improvement", defaults.threshold)),
+        float(data.get("significance", defaults.significance)),
+    )
 
 
 def campaign_dir(repo: Path, campaign_id: str) -> Path:

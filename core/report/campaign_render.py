@@ -15,7 +15,15 @@ from rich.console import Console
 from rich.table import Table
 
 from core.campaign.model import CampaignResult
-from core.campaign.scoreboard import display_rows, fmt_delta, fmt_score, note_for, rejected_report, short
+from core.campaign.scoreboard import (
+    display_rows,
+    fmt_delta,
+    fmt_score,
+    no_winner_reason,
+    note_for,
+    rejected_report,
+    short,
+)
 
 _STATUS_STYLE = {"scored": "green", "rejected": "bold red", "failed": "yellow"}
 
@@ -72,7 +80,7 @@ def render_text(result: CampaignResult, *, width: int = 120, color: bool = False
             f"Winner: {winner.ref} ({short(winner.commit)}) {fmt_score(winner.score)} {fmt_delta(delta, None)}"
         )
     else:
-        console.print("Winner: none (no scored candidate beats the baseline)")
+        console.print(f"Winner: none ({no_winner_reason(result)})", markup=False)
     if result.delivered_branch:
         console.print(f"Delivered: branch {result.delivered_branch}")
     console.print(
@@ -132,7 +140,7 @@ def render_html(result: CampaignResult) -> str:
     if winner is not None:
         parts.append(f"<span>Winner: <strong>{e(winner.ref)}</strong> {e(fmt_score(winner.score))}</span>")
     else:
-        parts.append("<span>Winner: none</span>")
+        parts.append(f"<span>Winner: none ({e(no_winner_reason(result))})</span>")
     parts.append(
         f'<span class="scored">{result.scored_candidates} scored</span>'
         f'<span class="rejected">{result.rejected_candidates} rejected</span>'

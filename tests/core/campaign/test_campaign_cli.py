@@ -23,6 +23,8 @@ SCHEMA_KEYS = {
     "rejected_candidates",
     "failed_candidates",
     "delivered_branch",
+    "noise",
+    "within_noise",
 }
 CANDIDATE_KEYS = {
     "ref",
