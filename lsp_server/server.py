@@ -2,8 +2,8 @@
 
 Each handler gets the document, asks `engine`/`actions`/`commands` for core values and converts them with
 `convert`. Diagnostics are pulled (`textDocument/diagnostic`) when the client supports it and pushed
-otherwise, never both for one document. Push uses a per-document debounce with a leading edge: an edit after
-a quiet spell is linted at once, edits within `debounceMs` of the last lint are coalesced into one.
+otherwise, never both for one document. Push timing and bookkeeping live in `publisher.Publisher` (a
+debounce that adapts to what a lint costs).
 
 No handler raises to the client (`never_raises`), and no client request is ever awaited inside a debounced
 or cancellable task (pygls #621): timers call plain functions, client requests are sent with callbacks.
@@ -20,7 +20,6 @@ import os
 import stat
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -38,6 +37,7 @@ from core.rules.base import DocumentKind
 from lsp_server import commands, convert, integrity
 from lsp_server.documents import Document, DocumentStore, uri_to_path
 from lsp_server.engine import Engine, LintResult, Root
+from lsp_server.publisher import Publisher
 from lsp_server.settings import SECTION, parse_settings
 
 log = logging.getLogger(__name__)
@@ -121,9 +121,8 @@ class ProctorServer(LanguageServer):
         )
         self.docs = DocumentStore()
         self.engine = Engine(self.docs)
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._last_lint: dict[str, float] = {}
-        self._published: dict[str, tuple[int | None, str]] = {}
+        self.publisher = Publisher(self.engine, self._push)
+        self.publisher.after_publish = self._after_publish
         self._extra_pushed: dict[str, str] = {}
         self._refresh_pending = False
         self._said: set[str] = set()
@@ -205,41 +204,21 @@ class ProctorServer(LanguageServer):
         return self.engine.client.pull
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
-        """Push clients: lint `uri` now if it has been quiet for debounceMs, else once edits stop."""
-        if self.pull or self.shutting_down:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self.publish(uri)
-            return
-        debounce = self.engine.settings.debounce_ms / 1000
-        quiet = time.monotonic() - self._last_lint.get(uri, float("-inf")) >= debounce
-        delay = 0.0 if immediate or quiet else debounce
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
-        self._timers[uri] = loop.call_later(delay, self._fire, uri)
-
-    def _fire(self, uri: str) -> None:
-        self._timers.pop(uri, None)
-        self._last_lint[uri] = time.monotonic()
-        try:
-            self.publish(uri)
-        except Exception:
-            log.exception("publishing diagnostics for %s failed", uri)
+        """Push clients: lint `uri` soon (see `Publisher`)."""
+        if not self.shutting_down:
+            self.publisher.schedule(uri, immediate=immediate)
 
     def publish(self, uri: str) -> None:
-        doc = self.docs.get(uri)
-        if doc is None or self.pull:
-            return
-        result = self.engine.result(doc)
-        if self._published.get(uri) == (doc.version, result.result_id):
-            return
-        self._published[uri] = (doc.version, result.result_id)
+        self.publisher.publish(uri)
+
+    def _push(self, uri: str, items: list[types.Diagnostic], version: int | None) -> None:
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=result.items, version=doc.version)
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version)
         )
-        if result.root is not None:
+
+    def _after_publish(self, uri: str) -> None:
+        result = self.engine.cached(uri)
+        if result is not None and result.root is not None:
             self.sync_registry_push(self.engine.roots[result.root])
 
     def refresh(self) -> None:
@@ -315,17 +294,10 @@ class ProctorServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=items))
 
     def clear(self, uri: str) -> None:
-        if (timer := self._timers.pop(uri, None)) is not None:
-            timer.cancel()
-        self._last_lint.pop(uri, None)
-        self.engine.forget(uri)
-        if not self.pull and self._published.pop(uri, None) is not None:
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.publisher.clear(uri)
 
     def stop_timers(self) -> None:
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
+        self.publisher.stop()
 
     # -- helpers for handlers ---------------------------------------------------------------------------
 

@@ -1,41 +1,63 @@
 """Editor settings (section `proctor`): which rules to show and how long to wait before linting.
 
 They arrive from initializationOptions, workspace/configuration and didChangeConfiguration in any shape a
-client sends; a bad value is dropped (the rest still apply) and reported once, never raised.
+client sends; a bad value is dropped (the rest still apply) and reported once, never raised. Plain
+dataclass validation: the server answers its first request before any schema library would be imported.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 
 DEFAULT_DEBOUNCE_MS = 50
+MAX_DEBOUNCE_MS = 10_000
 SECTION = "proctor"
 _KEYS = {"select": "select", "ignore": "ignore", "debounceMs": "debounce_ms", "debounce_ms": "debounce_ms"}
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+@dataclass(frozen=True)
+class Settings:
+    """`select`/`ignore`: code prefixes (like ruff). `debounce_ms`: push clients only; the longest a lint
+    waits for more edits (a cheap lint runs on every edit, see `publisher.Publisher`)."""
 
-    select: tuple[str, ...] = Field((), description="Only show codes with these prefixes (like ruff).")
-    ignore: tuple[str, ...] = Field((), description="Hide codes with these prefixes.")
-    debounce_ms: int = Field(
-        DEFAULT_DEBOUNCE_MS,
-        ge=0,
-        le=10_000,
-        alias="debounceMs",
-        description="Push clients: edits within this many ms of the last lint are coalesced into one.",
-    )
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS
 
-    @field_validator("select", "ignore", mode="before")
-    @classmethod
-    def _codes(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(",") if part.strip())
-        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-            return tuple(v.strip() for v in value if v.strip())
-        return value
+
+class _Invalid(ValueError):
+    """A setting value that cannot be used; the message says why."""
+
+
+def _codes(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value if v.strip())
+    raise _Invalid("expected a list of code prefixes or a comma-separated string")
+
+
+def _milliseconds(value: object) -> int:
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        number = int(value.strip())
+    if number is None:
+        raise _Invalid("expected a whole number of milliseconds")
+    if not 0 <= number <= MAX_DEBOUNCE_MS:
+        raise _Invalid(f"expected 0 to {MAX_DEBOUNCE_MS}")
+    return number
+
+
+_PARSERS: dict[str, Callable[[object], object]] = {
+    "select": _codes,
+    "ignore": _codes,
+    "debounce_ms": _milliseconds,
+}
 
 
 def parse_settings(raw: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
@@ -50,15 +72,14 @@ def parse_settings(raw: object, base: Settings | None = None) -> tuple[Settings,
         return base, []
     if not isinstance(raw, dict):
         return base, [f"settings must be an object, got {type(raw).__name__}"]
-    values = base.model_dump()
+    values = asdict(base)
     problems: list[str] = []
     for key, value in raw.items():
         name = _KEYS.get(key)
         if name is None:
             continue  # other extensions' keys in the same section (interpreter, trace, ...)
         try:
-            values[name] = getattr(Settings.model_validate({name: value}), name)
-        except ValidationError as exc:
-            reason = exc.errors()[0]["msg"]
-            problems.append(f"`{SECTION}.{key}`: {reason} (found {value!r}); using {values[name]!r}")
-    return Settings.model_validate(values), problems
+            values[name] = _PARSERS[name](value)
+        except _Invalid as exc:
+            problems.append(f"`{SECTION}.{key}`: {exc} (found {value!r}); using {values[name]!r}")
+    return replace(base, **values), problems
