@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
+import threading
 from collections.abc import Sequence
+
+from lsp_server import startup
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,13 +51,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=args.log_level, handlers=[handler], force=True)
 
-    from lsp_server.server import server
-
     if address is not None:
+        from lsp_server.server import server
+
         server.start_tcp(*address)
+    elif startup.own_pipe():
+        _serve_pipe()
     else:
+        from lsp_server.server import server
+
         server.start_io()
     return 0
+
+
+def _serve_pipe() -> None:
+    """Answer `initialize` while the server is still being imported (see `lsp_server.startup`)."""
+    importer = threading.Thread(target=importlib.import_module, args=("lsp_server.server",), daemon=True)
+    importer.start()
+    buffered, first = startup.read_message()
+    answered = startup.answer_initialize(first)
+    importer.join()
+    from lsp_server.server import server  # raises here what the thread's import raised
+
+    server.start_io(buffered=buffered, answered=answered)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import threading
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from typing import Protocol as Interface
 
 from lsprotocol import types
 
@@ -21,16 +22,36 @@ from core.diagnostics import Range
 from core.errors import ProctorError
 from core.integrity.manifest import snapshot
 from core.rules.registry import get_rule
-from lsp_server import actions, convert, verify
+from lsp_server import actions, convert
 from lsp_server.documents import Document, uri_to_path
 from lsp_server.engine import VerifyOutcome
 
 if TYPE_CHECKING:
+    from pygls.progress import Progress
+    from pygls.protocol import LanguageServerProtocol
+
     from core.diagnostics import Diagnostic, Fix, TextEdit
+    from lsp_server.documents import DocumentStore
     from lsp_server.engine import Engine, LintResult, Root
-    from lsp_server.server import ProctorServer
 
 log = logging.getLogger(__name__)
+
+
+class Host(Interface):
+    """What the commands need from the server (the server satisfies it; this module never imports it)."""
+
+    engine: Engine
+    docs: DocumentStore
+
+    @property
+    def protocol(self) -> LanguageServerProtocol: ...
+
+    @property
+    def work_done_progress(self) -> Progress: ...
+
+    def window_show_message(self, params: types.ShowMessageParams) -> None: ...
+
+    def relint_all(self, root: Root | None = None) -> None: ...
 
 
 # -- code actions ---------------------------------------------------------------------------------------------
@@ -180,7 +201,7 @@ def protocol_markdown(protocol: Protocol) -> str:
 # -- commands -------------------------------------------------------------------------------------------------
 
 
-def _target_root(ls: ProctorServer, args: tuple[Any, ...]) -> Root | None:
+def _target_root(ls: Host, args: tuple[Any, ...]) -> Root | None:
     """The workspace a command is for: a URI or path argument, else the first open document's, else the
     first workspace folder's."""
     for arg in args:
@@ -197,7 +218,7 @@ def _target_root(ls: ProctorServer, args: tuple[Any, ...]) -> Root | None:
     return None
 
 
-def fingerprint(ls: ProctorServer, args: tuple[Any, ...]) -> dict[str, Any] | None:
+def fingerprint(ls: Host, args: tuple[Any, ...]) -> dict[str, Any] | None:
     """The suite's manifest and evaluator_id (Kapso's), and the modes Proctor also records."""
     root = _target_root(ls, args)
     if root is None:
@@ -222,12 +243,14 @@ def _settle(future: asyncio.Future[Any], value: Any) -> None:
         future.set_result(value)
 
 
-def _say(ls: ProctorServer, kind: types.MessageType, message: str) -> None:
+def _say(ls: Host, kind: types.MessageType, message: str) -> None:
     ls.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
 
-async def run_verify(ls: ProctorServer, args: tuple[Any, ...]) -> dict[str, Any] | None:
+async def run_verify(ls: Host, args: tuple[Any, ...]) -> dict[str, Any] | None:
     """Run `core.verify` in a daemon thread with work-done progress; findings land on the evaluator."""
+    from lsp_server import verify  # the runner and sandbox are imported when a verify is asked for
+
     root = _target_root(ls, args)
     if root is None:
         _say(ls, types.MessageType.Warning, "Proctor: no workspace to verify")

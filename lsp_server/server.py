@@ -15,9 +15,8 @@ import asyncio
 import contextlib
 import functools
 import inspect
+import json
 import logging
-import os
-import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -34,7 +33,7 @@ import core
 from core.config import CONFIG_FILE, PYPROJECT_FILE
 from core.lint import classify
 from core.rules.base import DocumentKind
-from lsp_server import commands, convert, integrity
+from lsp_server import commands, convert, integrity, startup
 from lsp_server.documents import Document, DocumentStore, uri_to_path
 from lsp_server.engine import Engine, LintResult, Root
 from lsp_server.publisher import Publisher
@@ -102,6 +101,19 @@ class ProctorProtocol(LanguageServerProtocol):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
 
+    answered_early: tuple[int | str, dict[str, Any]] | None = None  # (id, result) sent by `startup`
+
+    def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
+        """Drop the reply to an `initialize` that `startup` answered already (from the same capabilities)."""
+        early = self.answered_early
+        if early is not None and msg_id == early[0]:
+            self.answered_early = None
+            computed = json.loads(json.dumps(self._converter.unstructure(result))) if error is None else None
+            if computed != early[1]:
+                log.error("initialize was answered early with %s, pygls computed %s", early[1], computed)
+            return
+        super()._send_response(msg_id, result, error)
+
     def _handle_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
         future = self._request_futures.get(msg_id)
         if future is not None and future.cancelled():
@@ -128,23 +140,34 @@ class ProctorServer(LanguageServer):
         self._said: set[str] = set()
         self.shutting_down = False
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve over stdin/stdout, reading stdin on the event loop when it is a pipe.
+    def start_io(
+        self,
+        stdin: BinaryIO | None = None,
+        stdout: BinaryIO | None = None,
+        *,
+        buffered: bytes = b"",
+        answered: tuple[int | str, dict[str, Any]] | None = None,
+    ) -> None:
+        """Serve over stdin/stdout, reading stdin on the event loop when it is a pipe. `buffered` holds bytes
+        already read from that pipe, `answered` the `initialize` already answered (`startup`).
 
         pygls reads each header line and each body in a worker thread, three thread hand-offs per message;
         on a busy two-core machine that alone is about half a millisecond per keystroke. A pipe can be read
         by the event loop itself; anything else (a file, a terminal, a socket shared with stdout, which the
         loop would make non-blocking) keeps pygls' reader.
         """
-        if stdin is not None or stdout is not None or not _own_pipe(sys.stdin, sys.stdout):
+        if stdin is not None or stdout is not None or not startup.own_pipe():
             super().start_io(stdin, stdout)
             return
+        if isinstance(self.protocol, ProctorProtocol):
+            self.protocol.answered_early = answered
         log.info("reading stdin on the event loop")
         self._stop_event = stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
 
         async def serve() -> None:
             reader = asyncio.StreamReader(limit=1 << 24)
+            reader.feed_data(buffered)
             loop = asyncio.get_running_loop()
             await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
             with contextlib.suppress(asyncio.IncompleteReadError):
@@ -315,17 +338,6 @@ class ProctorServer(LanguageServer):
             self.relint_all(root)
             return
         self.relint([uri for uri in self.engine.dependants(path) if self.docs.get(uri) is not None])
-
-
-def _own_pipe(stdin: Any, stdout: Any) -> bool:
-    """stdin is a pipe or socket of its own (not the same file as stdout), so the event loop may read it."""
-    try:
-        fd_in, fd_out = stdin.fileno(), stdout.fileno()
-        st_in, st_out = os.fstat(fd_in), os.fstat(fd_out)
-    except (AttributeError, OSError, ValueError):
-        return False
-    same = (st_in.st_dev, st_in.st_ino) == (st_out.st_dev, st_out.st_ino)
-    return (stat.S_ISFIFO(st_in.st_mode) or stat.S_ISSOCK(st_in.st_mode)) and not same
 
 
 def _on_done(callback: Callable[[Any], None]) -> Callable[[Any], None]:
