@@ -85,6 +85,7 @@ class Protocol:
     print_format: Field | None
     print_name_range: Range | None
     append_at: Position
+    placeholders: tuple[str, ...] = ()  # `<split: ...>`-style blanks a fix left for the user to fill
 
     @property
     def print_name(self) -> str | None:
@@ -824,6 +825,15 @@ def _find_data(text: str, avoid: Sequence[tuple[int, int]]) -> tuple[str, int, i
     return None
 
 
+# A blank to fill in: `<split: e.g. 80/20, or the file that holds the test set>`, `<seed: ...>`.
+_FILL_IN = re.compile(r"<(?:split|seed|direction|data|metric)\b[^<>\n]*>", re.IGNORECASE)
+
+
+def placeholder_for(protocol: Protocol, field_name: str) -> str | None:
+    """The unfilled `<field_name: ...>` blank in the protocol, or None."""
+    return next((p for p in protocol.placeholders if p[1:].lower().startswith(field_name)), None)
+
+
 def _find_split(text: str, avoid: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
     def candidates() -> Iterator[tuple[int, int]]:
         for match in _RATIO.finditer(text):
@@ -907,6 +917,13 @@ def _parse_protocol(lines: Sequence[str], fenced: set[int]) -> Protocol | None:
     print_name_range = body.range(printed[3], printed[4]) if printed else None
     avoid: list[tuple[int, int]] = [(printed[1], printed[2])] if printed else []
 
+    # A blank left by a fix (`<split: e.g. 80/20, ...>`) states nothing: read the text without it.
+    blanks = [m for m in _FILL_IN.finditer(text) if not _overlaps(m.start(), m.end(), avoid)]
+    placeholders = tuple(m.group(0) for m in blanks)
+    written = text
+    for m in blanks:
+        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+
     data = _find_data(text, avoid)
     data_field = body.field(data[0], data[1], data[2]) if data else None
     if data:
@@ -946,7 +963,7 @@ def _parse_protocol(lines: Sequence[str], fenced: set[int]) -> Protocol | None:
     return Protocol(
         whole,
         label_range,
-        text,
+        written,
         data_field,
         split_field,
         seed_field,
@@ -955,6 +972,7 @@ def _parse_protocol(lines: Sequence[str], fenced: set[int]) -> Protocol | None:
         print_field,
         print_name_range,
         append_at,
+        placeholders,
     )
 
 

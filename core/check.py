@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, evaluator_entry, load_config
-from core.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
+from core.diagnostics import Diagnostic, Related, Severity, TextEdit
 from core.errors import ConfigError, WorkspaceError
+from core.fix_verify import refusal
 from core.fixes import FixReport, apply_fixes
 from core.lint import classify, lint_document
 from core.rules.base import DocumentKind, LintContext
@@ -195,6 +196,7 @@ def check_paths(
     ignore: Sequence[str] = (),
     *,
     fix: bool = False,
+    unsafe_fixes: bool = False,
 ) -> CheckResult:
     """Lint `paths` (files, relative to the current directory) in `workspace`, or the whole workspace when
     `paths` is empty. `config=None` reads the workspace's config. Raises WorkspaceError for a missing workspace
@@ -264,9 +266,18 @@ def check_paths(
         cache[relpath] = text
         return text
 
+    kinds = dict(targets)
+
+    def verify(relpath: str, before: str, after: str) -> str | None:
+        kind = kinds.get(relpath)
+        if kind is None:
+            return None
+        ctx = LintContext(config=config, workspace=root, read_file=read_file)
+        return refusal(relpath, kind, before, after, ctx)
+
     report: FixReport | None = None
     if fix:
-        report = apply_fixes(root, lint_all)
+        report = apply_fixes(root, lint_all, unsafe=unsafe_fixes, verify=verify)
         diagnostics = list(report.remaining)
     else:
         diagnostics = lint_all()
@@ -279,6 +290,7 @@ def check_targets(
     ignore: Sequence[str] = (),
     *,
     fix: bool = False,
+    unsafe_fixes: bool = False,
     cwd: Path | None = None,
 ) -> list[CheckResult]:
     """The CLI's view: each directory is a workspace of its own; files are grouped by their workspace."""
@@ -290,13 +302,15 @@ def check_targets(
     for target in targets:
         path = target if target.is_absolute() else here / target
         if path.is_dir():
-            results.append(check_paths((), path, None, select, ignore, fix=fix))
+            results.append(check_paths((), path, None, select, ignore, fix=fix, unsafe_fixes=unsafe_fixes))
         elif path.exists():
             files.setdefault(find_workspace(path, here), []).append(path)
         else:
             raise WorkspaceError(f"{target}: no such file or directory")
     for workspace, members in files.items():
-        results.append(check_paths(members, workspace, None, select, ignore, fix=fix))
+        results.append(
+            check_paths(members, workspace, None, select, ignore, fix=fix, unsafe_fixes=unsafe_fixes)
+        )
     return results
 
 
@@ -310,10 +324,10 @@ def with_path_prefix(diagnostic: Diagnostic, prefix: str) -> Diagnostic:
 
     fix = diagnostic.fix
     if fix is not None:
-        fix = Fix(
-            fix.title,
-            tuple(TextEdit(moved(e.path), e.range, e.new_text) for e in fix.edits),
-            tuple(moved(p) for p in fix.delete_paths),
+        fix = replace(
+            fix,
+            edits=tuple(TextEdit(moved(e.path), e.range, e.new_text) for e in fix.edits),
+            delete_paths=tuple(moved(p) for p in fix.delete_paths),
         )
     related = tuple(Related(moved(r.path), r.range, r.message) for r in diagnostic.related)
     return replace(diagnostic, path=moved(diagnostic.path), fix=fix, related=related)

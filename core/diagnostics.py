@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 RULES_URL = "https://github.com/proctor-dev/proctor/blob/main/docs/rules.md#{anchor}"
 
 
+class Applicability(enum.StrEnum):
+    """Whether `proctor check --fix` may apply a fix (ruff's model): `unsafe` needs `--unsafe-fixes`."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
 class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
@@ -54,6 +61,7 @@ class Fix:
     title: str
     edits: tuple[TextEdit, ...]
     delete_paths: tuple[str, ...] = ()
+    applicability: Applicability = Applicability.SAFE
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,7 @@ class Diagnostic:
                     for e in self.fix.edits
                 ],
                 "delete_paths": list(self.fix.delete_paths),
+                "applicability": self.fix.applicability.value,
             },
             "related": [
                 {

@@ -3,7 +3,11 @@
 Fixes are applied in passes: each pass takes every fix that does not overlap one already taken, writes the
 changed files atomically (core.atomic) and lints again, until nothing is left to fix or `max_passes` is
 reached. A fix whose finding comes back unchanged is not applied a second time (a template fix that leaves a
-`<placeholder>` must not append itself forever).
+`<placeholder>` must not append itself forever). Only safe fixes are applied unless `unsafe` is set.
+
+No fix may break code: before a file is written, `verify(relpath, old, new)` (from `core.check`: the result
+parses, no name is used before its import, no new finding) may refuse each fix; a refused fix is not written
+and is reported in `FixReport.refused` with the reason ("fix refused: ...").
 """
 
 from __future__ import annotations
@@ -17,12 +21,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.atomic import atomic_write_bytes
-from core.diagnostics import Diagnostic, Position, TextEdit
+from core.diagnostics import Applicability, Diagnostic, Position, TextEdit
 
-__all__ = ["FixReport", "apply_edits", "apply_fixes", "offset_of", "select_fixes"]
+__all__ = ["FixReport", "Refused", "Verifier", "apply_edits", "apply_fixes", "offset_of", "select_fixes"]
+
+# (relpath, text before, text after) -> why the change must not be written, or None to write it.
+Verifier = Callable[[str, str, str], str | None]
 
 BOM = "\ufeff"
 _BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A fix that was not written because the result would be worse (`reason` says how)."""
+
+    diagnostic: Diagnostic
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,7 @@ class FixReport:
     deleted_paths: tuple[str, ...]
     passes: int
     remaining: tuple[Diagnostic, ...]
+    refused: tuple[Refused, ...] = ()
 
     @property
     def count(self) -> int:
@@ -143,24 +159,54 @@ def _key(diagnostic: Diagnostic) -> tuple[str, str, Position, str]:
     return (diagnostic.path, diagnostic.code, diagnostic.range.start, diagnostic.message)
 
 
+def _applicable(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    fix = diagnostic.fix
+    return fix is not None and (unsafe or fix.applicability is Applicability.SAFE)
+
+
+def _verified(
+    relpath: str, text: str, chosen: Sequence[Diagnostic], verify: Verifier | None
+) -> tuple[list[Diagnostic], list[Refused]]:
+    """The fixes for one file that can be written together, each checked on the text with those before it."""
+    if verify is None:
+        return list(chosen), []
+    kept: list[Diagnostic] = []
+    refused: list[Refused] = []
+    edits: list[TextEdit] = []
+    for diagnostic in chosen:
+        assert diagnostic.fix is not None
+        mine = [e for e in diagnostic.fix.edits if e.path == relpath]
+        reason = verify(relpath, text, apply_edits(text, [*edits, *mine]))
+        if reason is None:
+            kept.append(diagnostic)
+            edits.extend(mine)
+        else:
+            refused.append(Refused(diagnostic, reason))
+    return kept, refused
+
+
 def apply_fixes(
     workspace: Path,
     lint: Callable[[], Sequence[Diagnostic]],
     *,
     max_passes: int = 4,
+    unsafe: bool = False,
+    verify: Verifier | None = None,
 ) -> FixReport:
     """Fix what `lint()` reports in `workspace` until it is stable; returns what changed and what is left.
 
-    `lint` returns diagnostics with workspace-relative paths (as `core.check` makes them).
+    `lint` returns diagnostics with workspace-relative paths (as `core.check` makes them). Safe fixes only,
+    unless `unsafe`; `verify` may refuse a fix (see the module doc).
     """
     fixed: list[Diagnostic] = []
+    refused: list[Refused] = []
     applied: set[tuple[str, str, Position, str]] = set()
     changed: set[str] = set()
     deleted: set[str] = set()
     diagnostics = list(lint())
     passes = 0
     while passes < max_passes:
-        candidates = [d for d in diagnostics if d.fix is not None and _key(d) not in applied]
+        candidates = [d for d in diagnostics if _applicable(d, unsafe) and _key(d) not in applied]
         paths = {e.path for d in candidates if d.fix is not None for e in d.fix.edits}
         texts: dict[str, str] = {}
         boms: set[str] = set()
@@ -174,6 +220,13 @@ def apply_fixes(
                 text = text[1:]
             texts[relpath] = text
         chosen = select_fixes(candidates, texts)
+        for relpath in texts:
+            mine = [d for d in chosen if d.fix is not None and any(e.path == relpath for e in d.fix.edits)]
+            _kept, no = _verified(relpath, texts[relpath], mine, verify)
+            refused.extend(no)
+        refused_keys = {_key(r.diagnostic) for r in refused}
+        applied.update(refused_keys)
+        chosen = [d for d in chosen if _key(d) not in refused_keys]
         if not chosen:
             break
         passes += 1
@@ -208,7 +261,12 @@ def apply_fixes(
         if not wrote:
             break
     return FixReport(
-        tuple(fixed), tuple(sorted(changed - deleted)), tuple(sorted(deleted)), passes, tuple(diagnostics)
+        tuple(fixed),
+        tuple(sorted(changed - deleted)),
+        tuple(sorted(deleted)),
+        passes,
+        tuple(diagnostics),
+        tuple(refused),
     )
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from core.config import Config, evaluator_entry
-from core.diagnostics import Diagnostic
+from core.diagnostics import Applicability, Diagnostic
 from core.rules import brief as brief_rules
 from core.rules import config as config_rules
 from core.rules import evaluator as evaluator_rules
@@ -57,7 +58,7 @@ def lint_document(
         found = brief_rules.lint(relpath, text, ctx)
     else:
         found = config_rules.lint(relpath, text, ctx)
-    kept = [d for d in found if is_selected(d.code, select, ignore)]
+    kept = [with_fix_safety(d) for d in found if is_selected(d.code, select, ignore)]
     if kept and text.isascii():
         # Only lines that contain "noqa" can silence anything: find those instead of splitting the whole
         # text on every keystroke (ASCII only, where lower-casing keeps every offset).
@@ -68,6 +69,19 @@ def lint_document(
         lines = LINE_BREAK.split(text)
         kept = [d for d in kept if not is_suppressed(d, lines)]
     return sorted(kept, key=lambda d: (d.range.start, d.code))
+
+
+def with_fix_safety(diagnostic: Diagnostic) -> Diagnostic:
+    """The diagnostic with its fix marked unsafe when its rule's fixes are (the rule table decides)."""
+    from core.rules.registry import RULES
+
+    fix = diagnostic.fix
+    if fix is None or fix.applicability is Applicability.UNSAFE:
+        return diagnostic
+    info = RULES.get(diagnostic.code)
+    if info is None or info.fix_safety is not Applicability.UNSAFE:
+        return diagnostic
+    return replace(diagnostic, fix=replace(fix, applicability=Applicability.UNSAFE))
 
 
 def _lines_containing(text: str, lowered: str, needle: str) -> dict[int, str]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from core.check import CheckResult
 
 CHECK_FORMATS = ("text", "json", "sarif", "github")
 RULE_FORMATS = ("text", "json")
@@ -50,7 +53,11 @@ def check(
         str | None, typer.Option("--ignore", help="Skip these codes or prefixes, comma-separated.")
     ] = None,
     fix: Annotated[
-        bool, typer.Option("--fix", help="Apply the autofixes, then report what is left.")
+        bool, typer.Option("--fix", help="Apply the safe autofixes, then report what is left.")
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option("--unsafe-fixes", help="With --fix, also apply the unsafe ones (see `proctor rule`)."),
     ] = False,
 ) -> None:
     """Lint evaluators, briefs and config against the contract (exit 0 clean, 1 errors found, 2 usage error)."""
@@ -63,7 +70,7 @@ def check(
     from core.rules.registry import RULES
 
     cwd = Path.cwd()
-    results = check_targets(list(paths or []), selected, ignored, fix=fix, cwd=cwd)
+    results = check_targets(list(paths or []), selected, ignored, fix=fix, unsafe_fixes=unsafe_fixes, cwd=cwd)
     diagnostics = [
         with_path_prefix(d, _display_prefix(result.workspace, cwd))
         for result in results
@@ -71,12 +78,38 @@ def check(
     ]
     files = sum(len(result.documents) for result in results)
     fixed = sum(result.fix_report.count for result in results if result.fix_report is not None)
-    sys.stdout.write(render(output, diagnostics, rules=list(RULES.values()), files=files, fixed=fixed))
+    sys.stdout.write(
+        render(
+            output,
+            diagnostics,
+            rules=list(RULES.values()),
+            files=files,
+            fixed=fixed,
+            unsafe_fixes=unsafe_fixes,
+        )
+    )
     sys.stdout.flush()
+    for result in results:
+        _report_refused(result, _display_prefix(result.workspace, cwd))
     for result in results:
         if result.config_error is not None:
             raise result.config_error  # one line and exit 2 (core.cli.main); the CF001 findings are above
     raise typer.Exit(1 if any(result.has_errors for result in results) else 0)
+
+
+def _report_refused(result: CheckResult, prefix: str) -> None:
+    """Each fix that was not written, one line on stderr (stdout stays the chosen format)."""
+    from core.check import with_path_prefix
+
+    if result.fix_report is None:
+        return
+    for refused in result.fix_report.refused:
+        d = with_path_prefix(refused.diagnostic, prefix)
+        start = d.range.start
+        print(
+            f"{d.path}:{start.line + 1}:{start.character + 1}: {d.code} fix refused: {refused.reason}",
+            file=sys.stderr,
+        )
 
 
 def rule(
@@ -110,7 +143,7 @@ def rule(
     if output == "json":
         sys.stdout.write(json.dumps(rule_json(info), indent=2) + "\n")
         return
-    fix = f"fix: {info.fix_title}" if info.fix_title else "no autofix"
+    fix = f"fix ({info.fix_safety or 'safe'}): {info.fix_title}" if info.fix_title else "no autofix"
     sys.stdout.write(f"# {info.code} {info.name} ({info.severity.value}, {fix})\n\n{info.doc}\n")
 
 

@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from core import __version__
-from core.diagnostics import Diagnostic, Range, Severity, rule_url
+from core.diagnostics import Applicability, Diagnostic, Range, Severity, rule_url
 from core.rules.base import RuleInfo
 
 __all__ = [
@@ -34,12 +34,18 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def render_text(diagnostics: Sequence[Diagnostic], *, files: int, fixed: int = 0) -> str:
-    """`path:line:col: CODE [*] message` per finding ([*] = fixable), then a one-line summary."""
+def _fixable(d: Diagnostic, unsafe_fixes: bool) -> bool:
+    return d.fix is not None and (unsafe_fixes or d.fix.applicability is Applicability.SAFE)
+
+
+def render_text(
+    diagnostics: Sequence[Diagnostic], *, files: int, fixed: int = 0, unsafe_fixes: bool = False
+) -> str:
+    """`path:line:col: CODE [*] message` per finding ([*] = fixable by `--fix`), then a one-line summary."""
     lines = []
     for d in diagnostics:
         start = d.range.start
-        mark = " [*]" if d.fix is not None else ""
+        mark = " [*]" if _fixable(d, unsafe_fixes) else ""
         lines.append(f"{d.path}:{start.line + 1}:{start.character + 1}: {d.code}{mark} {d.message}")
         for related in d.related:
             r = related.range.start
@@ -49,7 +55,8 @@ def render_text(diagnostics: Sequence[Diagnostic], *, files: int, fixed: int = 0
     errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
     warnings = sum(1 for d in diagnostics if d.severity is Severity.WARNING)
     infos = len(diagnostics) - errors - warnings
-    fixable = sum(1 for d in diagnostics if d.fix is not None)
+    fixable = sum(1 for d in diagnostics if _fixable(d, unsafe_fixes))
+    hidden = sum(1 for d in diagnostics if d.fix is not None) - fixable
     if not diagnostics:
         lines.append(f"All checks passed ({_plural(files, 'file')} checked).")
     else:
@@ -58,7 +65,10 @@ def render_text(diagnostics: Sequence[Diagnostic], *, files: int, fixed: int = 0
             parts.append(_plural(infos, "note"))
         summary = f"Found {', '.join(parts)} in {_plural(files, 'file')} checked."
         if fixable:
-            summary += f" {fixable} fixable with `proctor check --fix`."
+            flags = "--fix --unsafe-fixes" if unsafe_fixes else "--fix"
+            summary += f" {fixable} fixable with `proctor check {flags}`."
+        if hidden:
+            summary += f" {hidden} unsafe fix{'' if hidden == 1 else 'es'} available with `--unsafe-fixes`."
         lines.append(summary)
     return "\n".join(lines) + "\n"
 
@@ -204,6 +214,7 @@ def render(
     rules: Sequence[RuleInfo] = (),
     files: int = 0,
     fixed: int = 0,
+    unsafe_fixes: bool = False,
 ) -> str:
     if output == "json":
         return render_json(diagnostics)
@@ -211,7 +222,7 @@ def render(
         return render_sarif(diagnostics, rules)
     if output == "github":
         return render_github(diagnostics)
-    return render_text(diagnostics, files=files, fixed=fixed)
+    return render_text(diagnostics, files=files, fixed=fixed, unsafe_fixes=unsafe_fixes)
 
 
 def rule_json(info: RuleInfo) -> dict[str, object]:
@@ -221,6 +232,7 @@ def rule_json(info: RuleInfo) -> dict[str, object]:
         "name": info.name,
         "severity": info.severity.value,
         "fix": info.fix_title,
+        "fix_safety": None if info.fix_safety is None else info.fix_safety.value,
         "doc": info.doc,
         "url": rule_url(info.code),
     }

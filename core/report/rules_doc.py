@@ -18,7 +18,7 @@ Generated from the rule docstrings by `python -m core.report.rules_doc > docs/ru
 `proctor rule CODE` prints the same text. Silence a finding on one line with `# proctor: noqa: CODE`
 (`<!-- proctor: noqa: CODE -->` in Markdown).
 
-| code | name | severity | autofix |
+| code | name | severity | autofix (safety) |
 | --- | --- | --- | --- |
 """
 
@@ -36,14 +36,17 @@ def _demote(doc: str) -> str:
     return "\n".join(out)
 
 
+def _fix_cell(rule: RuleInfo) -> str:
+    return f"{rule.fix_title} ({rule.fix_safety or 'safe'})" if rule.fix_title else "—"
+
+
 def render(rules: Sequence[RuleInfo]) -> str:
     table = "".join(
-        f"| [{r.code}](#{r.code.lower()}) | {r.name} | {r.severity.value} | {r.fix_title or '—'} |\n"
-        for r in rules
+        f"| [{r.code}](#{r.code.lower()}) | {r.name} | {r.severity.value} | {_fix_cell(r)} |\n" for r in rules
     )
     sections = []
     for r in rules:
-        fix = f"autofix: {r.fix_title}" if r.fix_title else "no autofix"
+        fix = f"autofix ({r.fix_safety or 'safe'}): {r.fix_title}" if r.fix_title else "no autofix"
         sections.append(
             f"## {r.code}\n\n**{r.name}** · {r.severity.value} · {fix}\n\n{_demote(r.doc).strip()}\n"
         )

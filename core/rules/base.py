@@ -2,8 +2,8 @@
 
 A rule module exposes `CODE`, `NAME`, `SEVERITY`, a docstring with the headings `## What it does`,
 `## Why is this bad?`, `## Example`, `Use instead:` (and `## Fix safety` when it has a fix), `FIX_TITLE`
-(None when the rule has no autofix) and `check(ctx) -> Iterator[Diagnostic]`, where `ctx` is its family's
-per-document context.
+(None when the rule has no autofix), `FIX_SAFETY` (`Applicability.SAFE` or `.UNSAFE`, with a fix) and
+`check(ctx) -> Iterator[Diagnostic]`, where `ctx` is its family's per-document context.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.config import Config
-from core.diagnostics import Severity
+from core.diagnostics import Applicability, Severity
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -36,6 +36,7 @@ class RuleInfo:
     doc: str
     fix_title: str | None
     kinds: frozenset[DocumentKind]
+    fix_safety: Applicability | None = None
 
     @classmethod
     def from_module(cls, module: ModuleType, kinds: frozenset[DocumentKind]) -> RuleInfo:
@@ -46,6 +47,7 @@ class RuleInfo:
             doc=(module.__doc__ or "").strip(),
             fix_title=getattr(module, "FIX_TITLE", None),
             kinds=kinds,
+            fix_safety=getattr(module, "FIX_SAFETY", None),
         )
 
 

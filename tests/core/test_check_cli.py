@@ -82,8 +82,11 @@ def test_errors_exit_1_with_ruff_like_text(workspace: Path, capsys: pytest.Captu
         'brief.md:1:1: BR009 the Goal names no target: it lacks a metric and a number (e.g. "auc above 0.85")'
         in lines
     )
-    assert any(line.startswith("brief.md:4:1: BR003 [*] ") for line in lines)
-    assert lines[-1] == "Found 4 errors, 1 warning in 1 file checked. 4 fixable with `proctor check --fix`."
+    # brief fixes state protocol facts: unsafe, so not marked fixable by plain --fix
+    assert any(line.startswith("brief.md:4:1: BR003 the `Measured by`") for line in lines)
+    assert lines[-1] == (
+        "Found 4 errors, 1 warning in 1 file checked. 4 unsafe fixes available with `--unsafe-fixes`."
+    )
 
 
 def test_warnings_alone_exit_0(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -116,9 +119,10 @@ def test_json_output_has_the_spec_shape(workspace: Path, capsys: pytest.CaptureF
             "column": 44,
             "end_line": 4,
             "end_column": 44,
-            "new_text": ", seed 42",
+            "new_text": ", <seed: the seed the evaluator uses>",
         }
     ]
+    assert seed["fix"]["applicability"] == "unsafe"
     assert document["diagnostics"][0]["fix"] is None
 
 
@@ -151,7 +155,7 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(
     related = by_rule["BR008"]["relatedLocations"][0]
     assert related["physicalLocation"]["artifactLocation"]["uri"] == "kapso_evaluation/evaluate.py"
     assert by_rule["BR004"]["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"] == {
-        "text": ", seed 42"
+        "text": ", <seed: the seed the evaluator uses>"
     }
 
 
@@ -186,17 +190,22 @@ def test_fix_changes_the_file_and_the_second_run_is_cleaner(
     brief = workspace / "brief.md"
     brief.write_text(INCOMPLETE, encoding="utf-8")
     before = json.loads(run(capsys, "check", "--format", "json")[1])["diagnostics"]
+    assert all(d["fix"]["applicability"] == "unsafe" for d in before if d["fix"])
     code, out, _err = run(capsys, "check", "--fix")
-    assert code == 0  # only BR009 (a warning) is left
+    assert "Fixed" not in out  # brief fixes are unsafe: plain --fix leaves the brief alone
+    assert brief.read_text(encoding="utf-8") == INCOMPLETE
+    code, out, _err = run(capsys, "check", "--fix", "--unsafe-fixes")
+    assert code == 1  # the blanks the fixes leave still fail until the author fills them
     assert "Fixed 4 issues." in out
     assert brief.read_text(encoding="utf-8").splitlines()[3] == (
-        "Measured by AUC (higher is better) on kapso_datasets/churn.csv, an 80/20 split, seed 42, "
+        "Measured by AUC (<direction: higher or lower is better>) on kapso_datasets/churn.csv, "
+        "<split: e.g. 80/20, or the file that holds the test set>, <seed: the seed the evaluator uses>, "
         "printed as `auc: <value>`."
     )
     after = json.loads(run(capsys, "check", "--format", "json")[1])["diagnostics"]
-    assert len(after) < len(before)
-    assert [d["code"] for d in after] == ["BR009"]
-    code, out, _err = run(capsys, "check", "--fix")
+    assert [d["code"] for d in after] == ["BR009", "BR003", "BR004", "BR005"]
+    assert all("blank" in d["message"] and d["fix"] is None for d in after[1:])
+    code, out, _err = run(capsys, "check", "--fix", "--unsafe-fixes")
     assert "Fixed" not in out  # stable: nothing more to do
 
 
@@ -205,14 +214,15 @@ def test_fix_inserts_the_template_when_the_brief_has_no_protocol(
 ) -> None:
     brief = workspace / "task.brief.md"
     brief.write_text("# Goal\nAUC above 0.9.\n", encoding="utf-8")
-    code, out, _err = run(capsys, "check", "--fix", "--format", "json")
+    code, out, _err = run(capsys, "check", "--fix", "--unsafe-fixes", "--format", "json")
     assert brief.read_text(encoding="utf-8") == (
-        "# Goal\nAUC above 0.9.\n\nMeasured by <metric> (higher is better) on kapso_datasets/, an 80/20 split "
-        "with seed 42, printed as `<metric>: <value>`.\n"
+        "# Goal\nAUC above 0.9.\n\nMeasured by <metric> (<direction: higher or lower is better>) on "
+        "kapso_datasets/, <split: e.g. 80/20, or the file that holds the test set> with "
+        "<seed: the seed the evaluator uses>, printed as `<metric>: <value>`.\n"
     )
     # with no evaluator to read the metric from, the placeholders are left for the author (and still reported)
     assert code == 1
-    assert [d["code"] for d in json.loads(out)["diagnostics"]] == ["BR005", "BR006"]
+    assert [d["code"] for d in json.loads(out)["diagnostics"]] == ["BR003", "BR004", "BR005", "BR006"]
 
 
 def test_br008_across_files_with_related_information(
@@ -291,7 +301,7 @@ def test_discovery_finds_the_evaluator_suite_briefs_and_config(workspace: Path) 
 def test_rule_prints_the_doc(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _err = run(capsys, "rule", "br004")
     assert code == 0
-    assert out.startswith("# BR004 no-seed (error, fix: Append `seed <n>`)\n")
+    assert out.startswith("# BR004 no-seed (error, fix (unsafe): Append `seed <n>`)\n")
     for heading in ("## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix safety"):
         assert heading in out
 
@@ -424,10 +434,10 @@ def test_console_script_has_no_traceback(workspace: Path) -> None:
 def test_fix_keeps_crlf_line_endings(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     brief = workspace / "brief.md"
     brief.write_bytes(INCOMPLETE.replace("\n", "\r\n").encode("utf-8"))
-    run(capsys, "check", "--fix")
+    run(capsys, "check", "--fix", "--unsafe-fixes")
     data = brief.read_bytes()
     assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
-    assert b"seed 42" in data
+    assert b"<seed: the seed the evaluator uses>" in data
 
 
 def test_apply_fixes_deletes_files_skips_overlaps_and_stops_when_stable(tmp_path: Path) -> None:

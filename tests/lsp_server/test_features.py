@@ -111,7 +111,8 @@ async def test_quick_fixes_disable_and_fix_all(client: LanguageClient, workspace
     repaired = apply(silenced, edits_for(fix_all[0], uri))
     change_doc(client, uri, 3, replace_all(repaired))
     remaining = codes(await pushed(client, uri, version=3))
-    assert not {"BR003", "BR005", "BR006"} & set(remaining), repaired
+    # BR006 is resolved; the split and the direction are blanks for the author to fill (they still fail)
+    assert "BR006" not in remaining and "<split:" in repaired and "<direction:" in repaired, repaired
     no_error_messages(client)
 
 

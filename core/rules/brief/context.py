@@ -23,7 +23,6 @@ from core.rules.base import LintContext
 if TYPE_CHECKING:
     from core.rules.evaluator.metric import MetricPrint
 
-DEFAULT_SEED = 42
 _SEED_IN_SOURCE = re.compile(r"\b(?:seed|random_state|SEED|RANDOM_STATE|RNG_SEED)\b\s*[=(:]\s*(\d+)")
 
 
@@ -130,10 +129,13 @@ class BriefContext:
             return f"{data_dir}/"
         return None
 
-    def seed_hint(self) -> int:
-        """The seed the evaluator already uses, so the brief states the truth; 42 when it uses none."""
+    def seed_hint(self) -> int | None:
+        """The seed the evaluator already uses, so the brief states the truth; None when it sets none."""
         match = _SEED_IN_SOURCE.search(self.evaluator_source or "")
-        return int(match.group(1)) if match else DEFAULT_SEED
+        return int(match.group(1)) if match else None
 
     def direction_phrase(self) -> str:
-        return "higher is better" if self.lint.config.direction == "maximize" else "lower is better"
+        """The configured direction when the config says it, else a blank: a fix must not guess it."""
+        if "direction" in self.lint.config.model_fields_set:
+            return "higher is better" if self.lint.config.direction == "maximize" else "lower is better"
+        return "<direction: higher or lower is better>"

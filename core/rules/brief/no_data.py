@@ -18,8 +18,9 @@ printed as `auc: <value>`.
 ```
 
 ## Fix safety
-The fix adds `on <data>` after the metric (or at the end of the line) with the workspace's data directory;
-there is no fix when the workspace has none. Name the exact file before relying on it.
+Unsafe: the data is a fact about the protocol. The fix adds `on <data>` after the metric (or at the end of
+the line) with the workspace's data directory, and there is no fix when the workspace has none. Name the
+exact file before relying on it.
 
 ## References
 - SPEC §3.2 Brief rules
@@ -29,13 +30,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Severity
+from core.diagnostics import Applicability, Diagnostic, Severity
 from core.rules.brief.context import BriefContext
 
 CODE = "BR002"
 NAME = "no-data"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Append `on <data>`"
+FIX_SAFETY = Applicability.UNSAFE
 
 
 def check(ctx: BriefContext) -> Iterator[Diagnostic]:

@@ -23,9 +23,10 @@ printed as `auc: <value>`.
 ```
 
 ## Fix safety
-The fix inserts a template after the Goal (or at the end): the metric the evaluator prints, the data
-directory, an 80/20 split and the evaluator's seed where they can be read, `<placeholders>` otherwise. It
-states a protocol on your behalf, so read it and correct it before relying on it.
+Unsafe: it writes a protocol on your behalf. The template takes the metric the evaluator prints, the data
+directory and the evaluator's seed where they can be read, and leaves visible blanks (`<split: ...>`,
+`<seed: ...>`, `<direction: ...>`, `<data>`) for everything else; the blanks keep BR002-BR005 open until you
+fill them.
 
 ## References
 - SPEC §3.2 Brief rules; Kapso "Evaluation: Proposed, built from the brief"
@@ -35,21 +36,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Position, Severity
+from core.diagnostics import Applicability, Diagnostic, Position, Severity
+from core.rules.brief import no_seed, no_split
 from core.rules.brief.context import BriefContext
 
 CODE = "BR001"
 NAME = "no-measured-by"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Insert a `Measured by` template"
+FIX_SAFETY = Applicability.UNSAFE
 
 
 def template(ctx: BriefContext) -> str:
     metric = ctx.metric_hint() or "<metric>"
     data = ctx.data_hint() or "<data>"
+    seed = ctx.seed_hint()
+    seed_text = f"seed {seed}" if seed is not None else no_seed.BLANK
     return (
-        f"Measured by {metric} ({ctx.direction_phrase()}) on {data}, an 80/20 split with seed "
-        f"{ctx.seed_hint()}, printed as `{metric}: <value>`."
+        f"Measured by {metric} ({ctx.direction_phrase()}) on {data}, {no_split.BLANK} with "
+        f"{seed_text}, printed as `{metric}: <value>`."
     )
 
 

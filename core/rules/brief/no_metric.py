@@ -18,9 +18,10 @@ printed as `rmse: <value>`.
 ```
 
 ## Fix safety
-The fix adds the direction from `direction` in the config (default maximize) after the metric, and, when
-the metric is missing, the name the evaluator prints (or `metric` from the config); with no name to give,
-there is no fix for a missing metric. Check both.
+Unsafe: the metric and its direction are facts about the protocol. The fix writes the direction only when
+`direction` is set in the config, and otherwise the blank `<direction: higher or lower is better>`, which
+keeps this finding open until you fill it; a missing metric gets the name the evaluator prints (or `metric`
+from the config), and no fix when there is no name to give.
 
 ## References
 - SPEC §3.2 Brief rules; SPEC §2 `direction`
@@ -30,13 +31,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Fix, Severity
+from core.brief import placeholder_for
+from core.diagnostics import Applicability, Diagnostic, Fix, Severity
 from core.rules.brief.context import BriefContext
 
 CODE = "BR005"
 NAME = "no-metric"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Append the metric and its direction"
+FIX_SAFETY = Applicability.UNSAFE
 
 
 def check(ctx: BriefContext) -> Iterator[Diagnostic]:
@@ -54,6 +57,9 @@ def check(ctx: BriefContext) -> Iterator[Diagnostic]:
         else:
             phrase = f"metric: {metric}"
         fix = ctx.append(FIX_TITLE, phrase) if metric is not None else None
+    elif (blank := placeholder_for(protocol, "direction")) is not None:
+        message = f"the direction is still the blank `{blank}`: say whether higher or lower is better"
+        fix = None
     else:
         message = f"the `Measured by` line gives no direction for `{protocol.metric.value}` (higher/lower is better)"
         if ctx.after_metric() is None:  # the metric ends the line: append, in order with the other appends

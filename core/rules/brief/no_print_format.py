@@ -19,8 +19,9 @@ printed as `auc: <value>`.
 ```
 
 ## Fix safety
-The fix appends "printed as `<name>: <value>`" with the name the evaluator prints when it agrees with the
-brief's metric, else the brief's metric as a name; with no metric anywhere there is no fix.
+Unsafe: it writes the protocol's print format for you. The fix appends "printed as `<name>: <value>`" with
+the name the evaluator prints when it agrees with the brief's metric, else the brief's metric as a name;
+with no metric anywhere there is no fix.
 
 ## References
 - SPEC §3.1 score-line grammar; SPEC §3.2 Brief rules
@@ -30,13 +31,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Severity
+from core.diagnostics import Applicability, Diagnostic, Severity
 from core.rules.brief.context import BriefContext
 
 CODE = "BR006"
 NAME = "no-print-format"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Append a print format"
+FIX_SAFETY = Applicability.UNSAFE
 
 
 def check(ctx: BriefContext) -> Iterator[Diagnostic]:

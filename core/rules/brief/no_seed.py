@@ -18,8 +18,9 @@ printed as `auc: <value>`.
 ```
 
 ## Fix safety
-The fix appends `seed <n>` with the seed the evaluator already sets (`random_state=`, `seed=`), or 42 when
-it sets none.
+Unsafe: a seed is a fact about the protocol. The fix appends `seed <n>` only with the seed the evaluator
+already sets (`random_state=`, `seed=`); otherwise it appends the blank `<seed: the seed the evaluator
+uses>`, which keeps this finding open until you fill it.
 
 ## References
 - SPEC §3.2 Brief rules
@@ -29,24 +30,33 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Severity
+from core.brief import placeholder_for
+from core.diagnostics import Applicability, Diagnostic, Severity
 from core.rules.brief.context import BriefContext
 
 CODE = "BR004"
 NAME = "no-seed"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Append `seed <n>`"
+FIX_SAFETY = Applicability.UNSAFE
+BLANK = "<seed: the seed the evaluator uses>"
 
 
 def check(ctx: BriefContext) -> Iterator[Diagnostic]:
     protocol = ctx.protocol
     if protocol is None or protocol.seed is not None:
         return
+    blank = placeholder_for(protocol, "seed")
+    if blank is not None:
+        message = f"the seed is still the blank `{blank}`: replace it with the seed the evaluator uses"
+        yield ctx.diagnostic(CODE, NAME, SEVERITY, ctx.protocol_first_line(), message)
+        return
+    seed = ctx.seed_hint()
     yield ctx.diagnostic(
         CODE,
         NAME,
         SEVERITY,
         ctx.protocol_first_line(),
         "the `Measured by` line fixes no seed (`seed 42`, `seed=42` or `random_state=42`)",
-        ctx.append(FIX_TITLE, f"seed {ctx.seed_hint()}"),
+        ctx.append(FIX_TITLE, BLANK if seed is None else f"seed {seed}"),
     )

@@ -18,7 +18,9 @@ printed as `auc: <value>`.
 ```
 
 ## Fix safety
-The fix appends "an 80/20 split". That is a default, not necessarily the split your evaluator uses: check it.
+Unsafe: Proctor cannot know the split, so the fix states none. It appends the visible blank
+`<split: e.g. 80/20, or the file that holds the test set>`, which keeps this finding open until you replace
+it with the split the evaluator really uses.
 
 ## References
 - SPEC §3.2 Brief rules
@@ -28,18 +30,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Severity
+from core.brief import placeholder_for
+from core.diagnostics import Applicability, Diagnostic, Severity
 from core.rules.brief.context import BriefContext
 
 CODE = "BR003"
 NAME = "no-split"
 SEVERITY = Severity.ERROR
-FIX_TITLE = "Append a split template"
+FIX_TITLE = "Append a `<split: ...>` blank to fill in"
+FIX_SAFETY = Applicability.UNSAFE
+BLANK = "<split: e.g. 80/20, or the file that holds the test set>"
 
 
 def check(ctx: BriefContext) -> Iterator[Diagnostic]:
     protocol = ctx.protocol
     if protocol is None or protocol.split is not None:
+        return
+    blank = placeholder_for(protocol, "split")
+    if blank is not None:
+        message = f"the split is still the blank `{blank}`: replace it with the split the evaluator uses"
+        yield ctx.diagnostic(CODE, NAME, SEVERITY, ctx.protocol_first_line(), message)
         return
     yield ctx.diagnostic(
         CODE,
@@ -47,5 +57,5 @@ def check(ctx: BriefContext) -> Iterator[Diagnostic]:
         SEVERITY,
         ctx.protocol_first_line(),
         "the `Measured by` line states no split (a ratio like 80/20, a named split, or k-fold)",
-        ctx.append(FIX_TITLE, "an 80/20 split"),
+        ctx.append(FIX_TITLE, BLANK),
     )

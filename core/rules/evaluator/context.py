@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import PurePosixPath
 from types import ModuleType
@@ -783,18 +783,25 @@ class EvaluatorContext:
             return None
         return line[:stripped]
 
-    def import_insert_line(self) -> int:
-        """Zero-based line after the leading docstring/imports block: where a module-level seed goes."""
+    def import_insert_line(self, before: ast.AST | None = None) -> int:
+        """Zero-based line after the module's top-level imports (only those above the top-level statement
+        holding `before`, when given): where an inserted import goes, and a module-level seed after it."""
+        body = self.tree.body
+        limit = len(body)
+        if before is not None:
+            top: ast.AST = before
+            while (parent := self.parents.get(top)) is not None and parent is not self.tree:
+                top = parent
+            limit = next((i for i, stmt in enumerate(body) if stmt is top), limit)
         line = 0
-        for index, stmt in enumerate(self.tree.body):
+        for index, stmt in enumerate(body[:limit]):
             is_doc = index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
             is_import = isinstance(stmt, ast.Import | ast.ImportFrom)
             is_guarded_import = isinstance(stmt, ast.Try) and all(
                 isinstance(s, ast.Import | ast.ImportFrom) for s in stmt.body
             )
-            if not (is_doc or is_import or is_guarded_import):
-                break
-            line = self.end_of(stmt).line + 1
+            if is_doc or is_import or is_guarded_import:
+                line = self.end_of(stmt).line + 1
         return line
 
     def insert_lines(self, line: int, text: str) -> TextEdit:
@@ -807,8 +814,9 @@ class EvaluatorContext:
         pos = Position(line, 0)
         return TextEdit(self.relpath, Range(pos, pos), text)
 
-    def ensure_import(self, module: str) -> tuple[str, tuple[TextEdit, ...]]:
-        """The local name for `module` and the edit that imports it when it is not imported yet."""
+    def ensure_import(self, module: str, before: ast.AST | None = None) -> tuple[str, tuple[TextEdit, ...]]:
+        """The local name for `module` and the edit that imports it, with the imports (above `before`'s
+        statement), when it is not imported yet."""
         name = self.bound_to(module)
         if name is not None:
             return name, ()
@@ -816,8 +824,9 @@ class EvaluatorContext:
         local = module if plain not in self.bound_names and plain not in self.top_aliases else None
         if local is None:
             local = "_proctor_" + module.replace(".", "_")
-            return local, (self.insert_lines(self.import_insert_line(), f"import {module} as {local}\n"),)
-        return module, (self.insert_lines(self.import_insert_line(), f"import {module}\n"),)
+            line = self.import_insert_line(before)
+            return local, (self.insert_lines(line, f"import {module} as {local}\n"),)
+        return module, (self.insert_lines(self.import_insert_line(before), f"import {module}\n"),)
 
     # -- diagnostics ---------------------------------------------------------------------------------------
 
@@ -1067,7 +1076,7 @@ class ChunkView(EvaluatorContext):
     def fact(self, name: str, key: str) -> object:
         return self.read("fact:" + name, key)
 
-    def import_insert_line(self) -> int:
+    def import_insert_line(self, before: ast.AST | None = None) -> int:
         raise ForeignNodeError("per-chunk rules cannot place whole-file edits")
 
     def chunk_of(self, node: ast.AST) -> Chunk | None:
@@ -1131,10 +1140,8 @@ def shift_diagnostic(diagnostic: Diagnostic, lines: int) -> Diagnostic:
         return diagnostic
     fix = diagnostic.fix
     if fix is not None:
-        fix = Fix(
-            fix.title,
-            tuple(TextEdit(e.path, _shift(e.range, lines), e.new_text) for e in fix.edits),
-            fix.delete_paths,
+        fix = replace(
+            fix, edits=tuple(TextEdit(e.path, _shift(e.range, lines), e.new_text) for e in fix.edits)
         )
     return Diagnostic(
         diagnostic.code,

@@ -19,8 +19,9 @@ parser.add_argument("--fast", action="store_true", help="smoke check on a small 
 ```
 
 ## Fix safety
-The fix adds `--fast` to the argparse parser (or `FAST = "--fast" in sys.argv[1:]` when there is no
-parser). It only declares the option: the evaluator still has to act on it (EV008).
+Unsafe: it declares a mode the evaluator does not have yet. The fix adds `--fast` to the argparse parser
+(or `FAST = "--fast" in sys.argv[1:]` after the imports when there is no parser); the evaluator still has
+to act on it (EV008).
 
 ## References
 - SPEC §3.1 The contract, item 5
@@ -32,13 +33,14 @@ import ast
 import sys
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Fix, Severity
+from core.diagnostics import Applicability, Diagnostic, Fix, Severity
 from core.rules.evaluator.context import EvaluatorContext
 
 CODE = "EV007"
 NAME = "no-fast-mode"
 SEVERITY = Severity.WARNING
 FIX_TITLE = "Add `--fast` to the argument parser"
+FIX_SAFETY = Applicability.UNSAFE
 
 PARSERS = frozenset({"argparse.ArgumentParser"})
 

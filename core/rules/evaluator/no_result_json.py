@@ -20,8 +20,10 @@ print(f"auc: {auc:.4f}")
 ```
 
 ## Fix safety
-The fix inserts a writer right before the metric print that stores the printed line and the score parsed
-from it; it adds `import json` when needed. It changes behaviour only by creating the file.
+Safe: it changes behaviour only by creating the file. The fix is offered only when the metric print is
+identified: it stores the value that print already prints (the metric variable), next to that print on the
+normal path (never inside a loop or a failure branch), and adds `import json` with the imports. It is
+written only when the result still parses and lints no worse.
 
 ## References
 - SPEC §3.1 The contract, item 2
@@ -33,7 +35,7 @@ import ast
 import sys
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Fix, Severity
+from core.diagnostics import Applicability, Diagnostic, Fix, Severity
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric import metric_of
 from core.rules.evaluator.paths import result_json_path, writes
@@ -43,6 +45,7 @@ CODE = "EV005"
 NAME = "no-result-json"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Insert a result.json writer before the metric print"
+FIX_SAFETY = Applicability.SAFE
 
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:

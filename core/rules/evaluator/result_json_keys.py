@@ -19,9 +19,10 @@ json.dump({"evaluation_script_path": "kapso_evaluation/evaluate.py",
 ```
 
 ## Fix safety
-The fix adds the missing keys to the dict literal: the script path as a string, the score taken from an
-existing `score`-like key or the metric print's value, the output as the printed metric line. The values
-refer to variables of the metric print, which must be in scope where the dict is built.
+Safe: the values come from the metric print. The fix adds the missing keys to the dict literal: the script
+path as a string, the score taken from an existing `score`-like key or the metric print's value, the output
+as the printed metric line. It is written only when the variables it refers to are in scope (the result
+still lints no worse).
 
 ## References
 - SPEC §3.1 The contract, item 2
@@ -33,7 +34,7 @@ import ast
 import sys
 from collections.abc import Iterator
 
-from core.diagnostics import Diagnostic, Fix, Position, Range, Severity, TextEdit
+from core.diagnostics import Applicability, Diagnostic, Fix, Position, Range, Severity, TextEdit
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric import metric_of
 from core.rules.evaluator.results import REQUIRED_KEYS, dict_of, metric_line_expr, result_writes
@@ -42,6 +43,7 @@ CODE = "EV006"
 NAME = "result-json-keys"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Add the missing keys to the result dict"
+FIX_SAFETY = Applicability.SAFE
 
 SCORE_LIKE = ("score", "metric", "value", "auc", "accuracy", "rmse", "f1")
 

@@ -20,8 +20,8 @@ for name in sorted(os.listdir(data_dir)):
 ```
 
 ## Fix safety
-Wrapping in `sorted()` changes the iteration order to a fixed one. It raises `TypeError` if the items
-cannot be compared (a set mixing strings and numbers).
+Safe for file listings (`os.listdir`, `glob`, `Path.iterdir/glob`): names always compare. Unsafe for a
+`set`: `sorted()` raises `TypeError` if the items cannot be compared (a set mixing strings and numbers).
 
 ## References
 - SPEC §3.1 The contract, item 4 (deterministic)
@@ -33,14 +33,16 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 
-from core.diagnostics import Diagnostic, Fix, Range, Severity, TextEdit
+from core.diagnostics import Applicability, Diagnostic, Fix, Range, Severity, TextEdit
 from core.rules.evaluator.context import EvaluatorContext
 
 CODE = "EV013"
 NAME = "unordered-iteration"
 SEVERITY = Severity.WARNING
 FIX_TITLE = "Wrap in `sorted()`"
+FIX_SAFETY = Applicability.SAFE
 
 LISTINGS = frozenset({"os.listdir", "os.scandir", "glob.glob", "glob.iglob"})
 PATH_METHODS = frozenset({"iterdir", "glob", "rglob"})
@@ -87,8 +89,13 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
                     rule,
                     iterable,
                     "iterating a set: its order depends on hashing and differs between runs",
-                    _wrap(ctx, iterable),
+                    _unsafe(_wrap(ctx, iterable)),
                 )
+
+
+def _unsafe(fix: Fix | None) -> Fix | None:
+    """`sorted()` of a set can raise on items that do not compare: not a fix to apply unasked."""
+    return None if fix is None else replace(fix, applicability=Applicability.UNSAFE)
 
 
 def _listing(ctx: EvaluatorContext, call: ast.Call) -> str | None:

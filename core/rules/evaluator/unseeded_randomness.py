@@ -20,9 +20,10 @@ model = RandomForestClassifier(n_estimators=200, random_state=42)
 ```
 
 ## Fix safety
-The fix seeds with `0`: `random.seed(0)`, `np.random.seed(0)` or `torch.manual_seed(0)` after the imports,
-`default_rng(0)`, or `random_state=0`. It changes which random numbers are drawn (that is the point): the
-score stays the same between runs, but may differ from an earlier unseeded run.
+Unsafe: a seed is a fact about the protocol, and seeding changes which random numbers are drawn. The fix
+seeds with `0`: `random.seed(0)`, `np.random.seed(0)` or `torch.manual_seed(0)` after the imports (an
+import it needs goes with the other imports), `default_rng(0)`, or `random_state=0`. The score then stays
+the same between runs, but may differ from an earlier unseeded run; state the seed in the brief.
 
 ## References
 - SPEC §3.1 The contract, item 4 (deterministic)
@@ -36,7 +37,7 @@ import sys
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from core.diagnostics import Diagnostic, Fix, Position, Range, Severity, TextEdit
+from core.diagnostics import Applicability, Diagnostic, Fix, Position, Range, Severity, TextEdit
 from core.rules.evaluator.context import EvaluatorContext, has_star_kwargs, keyword
 from core.rules.evaluator.metric import flow_of
 
@@ -44,6 +45,7 @@ CODE = "EV009"
 NAME = "unseeded-randomness"
 SEVERITY = Severity.ERROR
 FIX_TITLE = "Seed the random number generator"
+FIX_SAFETY = Applicability.UNSAFE
 
 RANDOM_FUNCS = frozenset(
     [
@@ -375,9 +377,9 @@ def _fix(ctx: EvaluatorContext, call: ast.Call, family: str, kind: str) -> Fix |
         return Fix(FIX_TITLE, (_seed_argument(ctx, call),))
     if kind == "keyword":
         return Fix(FIX_TITLE, (_random_state(ctx, call),))
-    line = ctx.import_insert_line()
+    line = ctx.import_insert_line(call)
     if family == "random":
-        name, edits = ctx.ensure_import("random")
+        name, edits = ctx.ensure_import("random", call)
         return Fix(FIX_TITLE, (*edits, ctx.insert_lines(line, f"{name}.seed(0)\n")))
     if family == "numpy":
         np_name = ctx.bound_to("numpy")
@@ -386,9 +388,9 @@ def _fix(ctx: EvaluatorContext, call: ast.Call, family: str, kind: str) -> Fix |
         rnd = ctx.bound_to("numpy.random")
         if rnd is not None:
             return Fix(FIX_TITLE, (ctx.insert_lines(line, f"{rnd}.seed(0)\n"),))
-        name, edits = ctx.ensure_import("numpy")
+        name, edits = ctx.ensure_import("numpy", call)
         return Fix(FIX_TITLE, (*edits, ctx.insert_lines(line, f"{name}.random.seed(0)\n")))
-    name, edits = ctx.ensure_import("torch")
+    name, edits = ctx.ensure_import("torch", call)
     return Fix(FIX_TITLE, (*edits, ctx.insert_lines(line, f"{name}.manual_seed(0)\n")))
 
 
