@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from core import __version__
 from core.atomic import atomic_write_json, atomic_write_text
 from core.campaign import candidates as sources
 from core.campaign.external import (
@@ -171,7 +172,9 @@ def run_campaign(
         run_git(root, "update-ref", f"refs/heads/{branch}", result.winner.commit)
         state = replace(state, delivered_branch=branch)
         result = replace(result, delivered_branch=branch)
-    state = replace(state, complete=True)
+    finished = datetime.now(UTC).isoformat()
+    state = replace(state, complete=True, finished_at=finished)
+    result = replace(result, finished_at=finished)
     save_state(root, state)
     write_outputs(result)
     return result
@@ -303,6 +306,7 @@ def _prepare(
         sandbox=choice.describe(),
         planned=planned,
         noise=_noise_rule(config),
+        proctor_version=__version__,
     )
     save_state(root, state)
     return setup, state
@@ -816,6 +820,9 @@ def build_result(state: CampaignState, repo: Path) -> CampaignResult:
         notes=tuple(notes),
         noise=state.noise,
         within_noise=pick.within_noise,
+        started_at=state.created_at,
+        finished_at=state.finished_at,
+        proctor_version=state.proctor_version,
     )
 
 

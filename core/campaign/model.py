@@ -160,6 +160,10 @@ class CampaignResult:
     notes: tuple[str, ...] = field(default=())
     noise: NoiseRule = field(default=NoiseRule())
     within_noise: ScoredRow | None = None
+    # ISO 8601 UTC times and the Proctor version that ran it ("" when an old checkpoint lacks them).
+    started_at: str = ""
+    finished_at: str = ""
+    proctor_version: str = ""
 
     @property
     def candidates(self) -> tuple[CandidateRecord, ...]:

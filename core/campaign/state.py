@@ -127,6 +127,9 @@ class CampaignState:
     prompt: Mapping[str, Any] = field(default_factory=dict)
     # The baseline config's `[campaign] min_improvement` / `significance`: what a winner must beat.
     noise: NoiseRule = field(default=NoiseRule())
+    # For the report's header; empty in checkpoints written before they were recorded.
+    finished_at: str = ""
+    proctor_version: str = ""
 
     def finished_indexes(self) -> set[int]:
         return {record.index for record in self.records}
@@ -161,6 +164,8 @@ class CampaignState:
             "notes": list(self.notes),
             "noise": self.noise.to_json(),
             **({"prompt": dict(self.prompt)} if self.prompt else {}),
+            "finished_at": self.finished_at,
+            "proctor_version": self.proctor_version,
         }
 
     @classmethod
@@ -186,6 +191,8 @@ class CampaignState:
             notes=tuple(str(n) for n in data.get("notes", [])),
             prompt=dict(data.get("prompt") or {}),
             noise=_noise(data.get("noise")),
+            finished_at=str(data.get("finished_at", "")),
+            proctor_version=str(data.get("proctor_version", "")),
         )
 
 

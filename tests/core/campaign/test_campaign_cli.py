@@ -124,9 +124,11 @@ def test_statuses_are_distinct_and_the_honest_candidate_wins(
 
     report = (ws.root / ".proctor/campaigns/c1/report.html").read_text()
     assert "<svg" in report and 'class="baseline"' in report
-    assert 'class="rejected"' in report and 'class="failed"' in report
+    assert 'class="mark rejected"' in report and 'class="mark failed"' in report
     assert "kapso_evaluation/evaluate.py" in report and board["evaluator"]["evaluator_id"] in report
-    assert "<script" not in report and "http://" not in report.replace("http://www.w3.org/2000/svg", "")
+    # Self-contained: one inline script (the table sorter, allowed by hash in the CSP), nothing loaded.
+    assert report.count("<script") == 1 and "<script>" in report and " src=" not in report
+    assert "http://" not in report.replace("http://www.w3.org/2000/svg", "")
 
     history = json.loads((ws.root / ".kapso/experiment_history.json").read_text())
     assert len(history) == 12  # the baseline and every candidate, once
