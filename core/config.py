@@ -78,6 +78,9 @@ class GithubConfig(_Section):
     conclusion: Literal["regression", "rejected-only", "never"] = "regression"
     deliver: bool = True
     fork_prs: Literal["approval", "never", "always"] = "approval"
+    regression_tolerance: float = Field(
+        0.0, ge=0, description="How much worse than the base a PR head may score before the check fails."
+    )
 
 
 class Config(_Section):

@@ -1,13 +1,84 @@
-"""`proctor-app` / `python -m github_app`."""
+"""`proctor-app [web|worker]` / `python -m github_app`: the webhook receiver and the job worker.
+
+With no mode both run in one process (the embedded default: nothing else to start). A missing or invalid
+setting is one line on stderr and exit 2 before anything listens.
+"""
 
 from __future__ import annotations
 
+import argparse
+import logging
+import signal
 import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+from core.errors import ProctorError
 
 
-def main() -> int:
-    print("proctor-app: the GitHub App is not included in this release of Proctor", file=sys.stderr)
-    return 2
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="proctor-app", description="Proctor's GitHub App (see README).")
+    parser.add_argument(
+        "mode", nargs="?", choices=("web", "worker"), help="run only one half (default: both)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument("--debug", action="store_true", help="log everything, with tracebacks")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    from github_app.app import App
+    from github_app.settings import load_settings
+
+    try:
+        app = App(load_settings())
+    except ProctorError as exc:
+        print(f"proctor-app: {exc}", file=sys.stderr)
+        return 2
+    if args.mode == "worker":
+        return _run_worker(app)
+    return _run_web(app, args.host, args.port, with_worker=args.mode is None)
+
+
+def _run_worker(app: object) -> int:
+    from github_app.app import App
+
+    assert isinstance(app, App)
+    stop = threading.Event()
+
+    def on_signal(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    app.work(stop)
+    return 0
+
+
+def _run_web(app: object, host: str, port: int, *, with_worker: bool) -> int:
+    import uvicorn
+
+    from github_app.app import App
+
+    assert isinstance(app, App)
+    stop = threading.Event()
+    worker = threading.Thread(target=app.work, args=(stop,), name="proctor-worker", daemon=True)
+    if with_worker:
+        worker.start()
+    try:
+        uvicorn.run(app.web(), host=host, port=port, log_level="warning", access_log=False)
+    finally:
+        stop.set()
+        if with_worker:
+            worker.join(timeout=10)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,45 @@
+"""One place that wires the app (STYLE §1): settings → store, queue, GitHub client, router, web, worker."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from github_app.handlers import router
+from github_app.jobs import JobRunner, PortFactory
+from github_app.queue import JobQueue
+from github_app.settings import Settings
+from github_app.store import Store
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+
+class App:
+    def __init__(self, settings: Settings, ports: PortFactory | None = None) -> None:
+        self.settings = settings
+        self.store = Store(settings.db_url)
+        self.queue = JobQueue(settings.queue_url, settings.queue_file)
+        self._ports = ports
+
+    def web(self) -> FastAPI:
+        from github_app.web import create_app
+
+        return create_app(self.settings.webhook_secret, self.store, self.queue, router)
+
+    def runner(self) -> JobRunner:
+        ports = self._ports
+        if ports is None:
+            from github_app.gh import AppClient
+
+            client = AppClient(self.settings.app_id, self.settings.private_key, self.settings.github_api)
+            ports = client.port
+        return JobRunner(
+            self.store, self.queue, router, ports, self.settings.data_dir, self.settings.public_url
+        )
+
+    def work(self, stop: threading.Event) -> None:
+        """Re-enqueue what a previous run left unfinished, then run jobs until `stop`."""
+        runner = self.runner()
+        runner.recover()
+        self.queue.work(runner.run, stop)

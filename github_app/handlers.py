@@ -1,0 +1,113 @@
+"""Event handlers, each small, on one router (SPEC §10): pull requests, and `/proctor` comment commands."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from typing import TYPE_CHECKING
+
+from core.errors import ProctorError
+from github_app import hygiene, text
+from github_app.port import PullRequestRef
+from github_app.pr_job import score_pull_request
+from github_app.router import Router
+from github_app.webhook import Event
+
+if TYPE_CHECKING:
+    from github_app.jobs import JobContext
+
+router = Router()
+log = logging.getLogger("proctor.app.handlers")
+PR_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
+
+
+def command_of(event: Event) -> str | None:
+    """`run` for a comment whose first line is `/proctor run ...`; None when the comment is no command."""
+    comment = event.payload.get("comment")
+    body = comment.get("body") if isinstance(comment, dict) else None
+    if not isinstance(body, str):
+        return None
+    words = body.strip().split("\n", 1)[0].split()
+    if len(words) < 1 or words[0] != "/proctor":
+        return None
+    return words[1] if len(words) > 1 else ""
+
+
+def _is_pr_command(event: Event) -> bool:
+    issue = event.payload.get("issue")
+    return (
+        isinstance(issue, dict)
+        and isinstance(issue.get("pull_request"), dict)
+        and command_of(event) is not None
+    )
+
+
+def _on_pull_request(event: Event, ctx: JobContext) -> None:
+    pull, repository = event.payload["pull_request"], event.payload["repository"]
+    if pull.get("state", "open") != "open":
+        return
+    score_pull_request(PullRequestRef.from_pull(pull, repository), ctx)
+
+
+for _action in PR_ACTIONS:
+    router.register("pull_request", action=_action)(_on_pull_request)
+
+
+@router.register("issue_comment", action="created", when=_is_pr_command)
+def on_command(event: Event, ctx: JobContext) -> None:
+    command = command_of(event) or ""
+    repo = str(event.payload["repository"]["full_name"])
+    number = int(event.payload["issue"]["number"])
+    comment = event.payload["comment"]
+    shown = hygiene.inline(f"/proctor {command}".strip(), 100)
+    if comment.get("author_association") not in text.TRUSTED_ASSOCIATIONS:
+        ctx.gh.create_comment(repo, number, text.REPLY_NOT_ALLOWED.format(command=shown))
+        return
+    if command not in text.COMMANDS:
+        ctx.gh.create_comment(repo, number, text.REPLY_UNKNOWN.format(command=shown))
+        return
+    if command in ("campaign", "deliver"):
+        ctx.gh.create_comment(repo, number, text.REPLY_NOT_YET.format(command=shown))
+        return
+    pr = ctx.gh.get_pull(repo, number)
+    login = str((comment.get("user") or {}).get("login", ""))
+    if command == "run":
+        ctx.store.approve(repo, number, pr.head_sha, login)
+    elif not _accept_evaluator(pr, ctx, login):
+        return
+    score_pull_request(pr, ctx, rerun=True)
+
+
+def _accept_evaluator(pr: PullRequestRef, ctx: JobContext, login: str) -> bool:
+    """Register the PR head's suite as a new version (provenance `provided`, reason naming the PR)."""
+    from core.campaign.single import prepare_baseline
+    from core.integrity.materialize import materialize
+    from github_app import registry
+    from github_app.fetch import fetch_commits
+
+    mirror = fetch_commits(
+        ctx.data_dir, pr.repo, pr.clone_url, ctx.gh.token(), [pr.base_sha, pr.head_sha], pull=pr.number
+    )
+    work = ctx.data_dir / "work" / f"accept-{ctx.job_id}"
+    shutil.rmtree(work, ignore_errors=True)
+    try:
+        base = prepare_baseline(mirror, pr.base_sha, work, ref="base")
+        head_dir = work / "head"
+        materialize(mirror, pr.head_sha, head_dir)
+        suite = base.config.evaluation_dir
+        reason = f"accepted in pull request #{pr.number} of {pr.repo} by {login or 'a maintainer'}"
+        entry = registry.accept(ctx.data_dir, pr.repo, base.directory / suite, head_dir / suite, reason)
+    except ProctorError as exc:
+        ctx.gh.create_comment(
+            pr.repo, pr.number, f"Could not accept the evaluation suite: {hygiene.inline(str(exc))}"
+        )
+        return False
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    ctx.store.accept_suite(pr.repo, pr.number, entry.evaluator_id, entry.version)
+    ctx.gh.create_comment(
+        pr.repo,
+        pr.number,
+        text.REPLY_ACCEPTED.format(version=entry.version, evaluator_id=entry.evaluator_id[:12]),
+    )
+    return True

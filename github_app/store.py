@@ -1,0 +1,414 @@
+"""The app's state through SQLAlchemy 2 (SQLite in PROCTOR_DATA_DIR by default, PostgreSQL at scale).
+
+Deliveries are unique by `X-GitHub-Delivery`; every job is a row (the outbox) written in the same transaction
+as its delivery, before the webhook answers, so a crash can lose no accepted work. Check runs are keyed by
+the work they score — (repo, PR, head, base, config key) — so the same work is never done twice and a job
+restarted after a kill -9 reuses its check run instead of leaving one `in_progress` forever.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import Integer, String, Text, UniqueConstraint, create_engine, event, select, update
+from sqlalchemy.engine import CursorResult, Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_FAILED = "pending", "running", "done", "failed"
+
+
+class _Base(DeclarativeBase):
+    pass
+
+
+class DeliveryRow(_Base):
+    __tablename__ = "deliveries"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    delivery_id: Mapped[str] = mapped_column(String(128), unique=True)
+    event: Mapped[str] = mapped_column(String(128))
+    action: Mapped[str] = mapped_column(String(128), default="")
+    received_at: Mapped[float] = mapped_column()
+
+
+class JobRow(_Base):
+    __tablename__ = "jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    delivery_id: Mapped[str] = mapped_column(String(128), index=True)
+    event: Mapped[str] = mapped_column(String(128))
+    action: Mapped[str] = mapped_column(String(128), default="")
+    repo: Mapped[str] = mapped_column(String(256), default="", index=True)
+    pr_number: Mapped[int] = mapped_column(Integer, default=0)
+    head_sha: Mapped[str] = mapped_column(String(64), default="")
+    payload: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default=JOB_PENDING, index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    owner: Mapped[str] = mapped_column(String(256), default="")
+    error: Mapped[str] = mapped_column(Text, default="")
+    updated_at: Mapped[float] = mapped_column(default=0.0)
+
+
+class CheckRunRow(_Base):
+    __tablename__ = "check_runs"
+    __table_args__ = (UniqueConstraint("work_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    work_key: Mapped[str] = mapped_column(String(512))
+    repo: Mapped[str] = mapped_column(String(256), index=True)
+    pr_number: Mapped[int] = mapped_column(Integer)
+    head_sha: Mapped[str] = mapped_column(String(64))
+    base_sha: Mapped[str] = mapped_column(String(64))
+    check_run_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    conclusion: Mapped[str] = mapped_column(String(32), default="")
+    result: Mapped[str] = mapped_column(Text, default="")
+
+
+class CommentRow(_Base):
+    __tablename__ = "comments"
+    repo: Mapped[str] = mapped_column(String(256), primary_key=True)
+    pr_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    comment_id: Mapped[int] = mapped_column(Integer)
+
+
+class BaseScoreRow(_Base):
+    __tablename__ = "base_scores"
+    repo: Mapped[str] = mapped_column(String(256), primary_key=True)
+    base_sha: Mapped[str] = mapped_column(String(64), primary_key=True)
+    evaluator_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    record: Mapped[str] = mapped_column(Text)
+
+
+class ApprovalRow(_Base):
+    __tablename__ = "approvals"
+    repo: Mapped[str] = mapped_column(String(256), primary_key=True)
+    pr_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    head_sha: Mapped[str] = mapped_column(String(64), primary_key=True)
+    approved_by: Mapped[str] = mapped_column(String(256))
+
+
+class AcceptedSuiteRow(_Base):
+    __tablename__ = "accepted_suites"
+    repo: Mapped[str] = mapped_column(String(256), primary_key=True)
+    pr_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    evaluator_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    delivery_id: str
+    event: str
+    action: str
+    repo: str
+    pr_number: int
+    head_sha: str
+    payload: Mapping[str, Any]
+    attempts: int
+
+
+@dataclass(frozen=True)
+class NewJob:
+    """What the webhook records for one delivery that has work (see `Store.record_delivery`)."""
+
+    repo: str = ""
+    pr_number: int = 0
+    head_sha: str = ""
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    work_key: str
+    repo: str
+    pr_number: int
+    head_sha: str
+    check_run_id: int | None
+    status: str
+    conclusion: str
+    result: str
+
+
+def _start_time(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[-1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def worker_identity() -> str:
+    """`host:pid:start` of this process: a restarted worker knows which claims died with their process.
+
+    The start time makes a recycled pid look like the other process it is.
+    """
+    return f"{socket.gethostname()}:{os.getpid()}:{_start_time(os.getpid())}"
+
+
+def _owner_alive(owner: str) -> bool:
+    host, _, rest = owner.partition(":")
+    pid, _, start = rest.partition(":")
+    if host != socket.gethostname():
+        return True  # another machine's worker: its claim is its own business
+    return pid.isdigit() and bool(start) and _start_time(int(pid)) == start
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the webhook's writes
+    cursor.execute("PRAGMA synchronous=NORMAL")  # durable across a kill -9 of the process (WAL)
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    _Base.metadata.create_all(engine)
+    return engine
+
+
+class Store:
+    """All reads and writes of app state; each method is one short transaction."""
+
+    def __init__(self, url: str) -> None:
+        self.engine = make_engine(url)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        with self._sessions.begin() as session:
+            yield session
+
+    # -- webhook side
+
+    def record_delivery(
+        self, delivery_id: str, event: str, action: str, body: bytes, job: NewJob | None
+    ) -> int | None:
+        """Record a delivery (and its job) atomically; None when this delivery id was seen before.
+
+        Returns the job id (0 when the delivery has no work).
+        """
+        now = time.time()
+        try:
+            with self._session() as session:
+                session.add(DeliveryRow(delivery_id=delivery_id, event=event, action=action, received_at=now))
+                if job is None:
+                    return 0
+                row = JobRow(
+                    delivery_id=delivery_id,
+                    event=event,
+                    action=action,
+                    repo=job.repo,
+                    pr_number=job.pr_number,
+                    head_sha=job.head_sha,
+                    payload=body.decode("utf-8"),
+                    status=JOB_PENDING,
+                    updated_at=now,
+                )
+                session.add(row)
+                session.flush()
+                return row.id
+        except IntegrityError:
+            return None
+
+    def add_job(
+        self, event: str, action: str, payload: Mapping[str, Any], job: NewJob, delivery_id: str
+    ) -> int:
+        """A job the app makes itself (a `/proctor run` re-run of a pull request)."""
+        with self._session() as session:
+            row = JobRow(
+                delivery_id=delivery_id,
+                event=event,
+                action=action,
+                repo=job.repo,
+                pr_number=job.pr_number,
+                head_sha=job.head_sha,
+                payload=json.dumps(payload),
+                status=JOB_PENDING,
+                updated_at=time.time(),
+            )
+            session.add(row)
+            session.flush()
+            return row.id
+
+    # -- worker side
+
+    def claim(self, job_id: int) -> Job | None:
+        """Mark a pending job running for this process; None when it is not pending (done, or claimed)."""
+        with self._session() as session:
+            claimed = session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id, JobRow.status == JOB_PENDING)
+                .values(
+                    status=JOB_RUNNING,
+                    owner=worker_identity(),
+                    attempts=JobRow.attempts + 1,
+                    updated_at=time.time(),
+                )
+            )
+            if cast("CursorResult[Any]", claimed).rowcount != 1:
+                return None
+            row = session.get_one(JobRow, job_id)
+            return Job(
+                row.id,
+                row.delivery_id,
+                row.event,
+                row.action,
+                row.repo,
+                row.pr_number,
+                row.head_sha,
+                json.loads(row.payload),
+                row.attempts,
+            )
+
+    def finish(self, job_id: int, status: str, error: str = "") -> None:
+        with self._session() as session:
+            session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id)
+                .values(status=status, error=error[:4000], updated_at=time.time())
+            )
+
+    def recover(self) -> list[int]:
+        """Claims whose worker died (kill -9) go back to pending; returns every pending job id, oldest first."""
+        with self._session() as session:
+            for row in session.scalars(select(JobRow).where(JobRow.status == JOB_RUNNING)):
+                if not _owner_alive(row.owner):
+                    row.status = JOB_PENDING
+            return list(
+                session.scalars(select(JobRow.id).where(JobRow.status == JOB_PENDING).order_by(JobRow.id))
+            )
+
+    def job_counts(self) -> dict[str, int]:
+        with self._session() as session:
+            counts: dict[str, int] = {}
+            for status in session.scalars(select(JobRow.status)):
+                counts[status] = counts.get(status, 0) + 1
+            return counts
+
+    def newer_head(self, repo: str, pr_number: int, job_id: int, head_sha: str) -> str | None:
+        """The head sha of a later pull-request delivery for the same PR, when it moved on."""
+        with self._session() as session:
+            row = session.scalars(
+                select(JobRow)
+                .where(
+                    JobRow.repo == repo,
+                    JobRow.pr_number == pr_number,
+                    JobRow.event == "pull_request",
+                    JobRow.id > job_id,
+                    JobRow.head_sha != head_sha,
+                    JobRow.head_sha != "",
+                )
+                .order_by(JobRow.id.desc())
+                .limit(1)
+            ).first()
+            return row.head_sha if row is not None else None
+
+    # -- check runs
+
+    def check_run(self, work_key: str) -> CheckRun | None:
+        with self._session() as session:
+            row = session.scalars(select(CheckRunRow).where(CheckRunRow.work_key == work_key)).first()
+            return _check_run(row) if row is not None else None
+
+    def save_check_run(
+        self, work_key: str, repo: str, pr_number: int, head_sha: str, base_sha: str, **values: Any
+    ) -> None:
+        with self._session() as session:
+            row = session.scalars(select(CheckRunRow).where(CheckRunRow.work_key == work_key)).first()
+            if row is None:
+                row = CheckRunRow(
+                    work_key=work_key, repo=repo, pr_number=pr_number, head_sha=head_sha, base_sha=base_sha
+                )
+                session.add(row)
+            for name, value in values.items():
+                setattr(row, name, value)
+
+    def open_check_runs(self, repo: str, pr_number: int) -> list[CheckRun]:
+        """Check runs of this PR that were not completed (queued or in progress, maybe from a dead job)."""
+        with self._session() as session:
+            rows = session.scalars(
+                select(CheckRunRow).where(
+                    CheckRunRow.repo == repo,
+                    CheckRunRow.pr_number == pr_number,
+                    CheckRunRow.status != "completed",
+                )
+            )
+            return [_check_run(row) for row in rows]
+
+    def forget_work(self, work_key: str) -> None:
+        """An explicit re-run (`/proctor run`): the same work may be done again, under a new check run."""
+        with self._session() as session:
+            row = session.scalars(select(CheckRunRow).where(CheckRunRow.work_key == work_key)).first()
+            if row is not None and row.status == "completed":
+                session.delete(row)
+
+    # -- comments, base scores, approvals, accepted suites
+
+    def comment_id(self, repo: str, pr_number: int) -> int | None:
+        with self._session() as session:
+            row = session.get(CommentRow, (repo, pr_number))
+            return row.comment_id if row is not None else None
+
+    def save_comment_id(self, repo: str, pr_number: int, comment_id: int) -> None:
+        with self._session() as session:
+            session.merge(CommentRow(repo=repo, pr_number=pr_number, comment_id=comment_id))
+
+    def base_score(self, repo: str, base_sha: str, evaluator_id: str) -> dict[str, Any] | None:
+        with self._session() as session:
+            row = session.get(BaseScoreRow, (repo, base_sha, evaluator_id))
+            return json.loads(row.record) if row is not None else None
+
+    def save_base_score(self, repo: str, base_sha: str, evaluator_id: str, record: Mapping[str, Any]) -> None:
+        with self._session() as session:
+            session.merge(
+                BaseScoreRow(
+                    repo=repo, base_sha=base_sha, evaluator_id=evaluator_id, record=json.dumps(record)
+                )
+            )
+
+    def approve(self, repo: str, pr_number: int, head_sha: str, by: str) -> None:
+        with self._session() as session:
+            session.merge(ApprovalRow(repo=repo, pr_number=pr_number, head_sha=head_sha, approved_by=by))
+
+    def approved(self, repo: str, pr_number: int, head_sha: str) -> bool:
+        with self._session() as session:
+            return session.get(ApprovalRow, (repo, pr_number, head_sha)) is not None
+
+    def accept_suite(self, repo: str, pr_number: int, evaluator_id: str, version: int) -> None:
+        with self._session() as session:
+            session.merge(
+                AcceptedSuiteRow(repo=repo, pr_number=pr_number, evaluator_id=evaluator_id, version=version)
+            )
+
+    def accepted_suites(self, repo: str, pr_number: int) -> dict[str, int]:
+        with self._session() as session:
+            rows = session.scalars(
+                select(AcceptedSuiteRow).where(
+                    AcceptedSuiteRow.repo == repo, AcceptedSuiteRow.pr_number == pr_number
+                )
+            )
+            return {row.evaluator_id: row.version for row in rows}
+
+
+def _check_run(row: CheckRunRow) -> CheckRun:
+    return CheckRun(
+        row.work_key,
+        row.repo,
+        row.pr_number,
+        row.head_sha,
+        row.check_run_id,
+        row.status,
+        row.conclusion,
+        row.result,
+    )

@@ -1,0 +1,432 @@
+"""A stateful fake of the GitHub REST API and git smart HTTP, on loopback, for PyGithub over real HTTP.
+
+Serves what the app uses: installation tokens (the app JWT is verified with the App's public key), check
+runs (create, update; annotations appended per request as GitHub does), issue comments (list, create,
+update), pull requests (as the test registers them), and `git http-backend` over local bare repositories
+under `git_root`, which requires the current installation token as Basic `x-access-token:<token>`.
+Request bodies are validated against the schemas vendored from `@octokit/openapi` (github_schemas.json,
+see vendor_github.py), and GitHub's limits answer 422: 50 annotations per request, title 255, summary and
+text 65,535, comment body 65,536, enums. `fail_next` injects faults (502, 403/429 with Retry-After).
+Every request is recorded, so a test can assert that no token ever reached a text GitHub received.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import jwt
+
+SCHEMAS: dict[str, Any] = json.loads((Path(__file__).parent / "github_schemas.json").read_text())
+LIMITS = {"title": 255, "summary": 65_535, "text": 65_535}
+COMMENT_LIMIT = 65_536
+ANNOTATIONS_PER_REQUEST = 50
+
+
+@dataclass
+class Fault:
+    status: int
+    headers: Mapping[str, str]
+    method: str | None
+    path_contains: str
+    body: dict[str, Any] = field(default_factory=lambda: {"message": "injected fault"})
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    status: int = 0
+
+
+@dataclass
+class CheckRunState:
+    id: int
+    repo: str
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    external_id: str
+    details_url: str
+    output: dict[str, Any]
+    annotations: list[dict[str, Any]]
+    history: list[str]
+
+
+class FakeGitHub:
+    def __init__(self, public_key: str, app_id: int, git_root: Path) -> None:
+        self.public_key, self.app_id, self.git_root = public_key, app_id, git_root
+        self.lock = threading.RLock()
+        self.requests: list[Recorded] = []
+        self.faults: list[Fault] = []
+        self.tokens: dict[str, float] = {}
+        self.token_grants = 0
+        self.check_runs: dict[int, CheckRunState] = {}
+        self.comments: dict[int, dict[str, Any]] = {}
+        self.pulls: dict[tuple[str, int], dict[str, Any]] = {}
+        self.violations: list[str] = []
+        self._ids = 1000
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # -- what tests use
+
+    def clone_url(self, repo: str) -> str:
+        return f"{self.url}/git/{repo}.git"
+
+    def fail_next(
+        self,
+        status: int,
+        *,
+        times: int = 1,
+        headers: Mapping[str, str] | None = None,
+        method: str | None = None,
+        path_contains: str = "",
+        body: dict[str, Any] | None = None,
+    ) -> None:
+        with self.lock:
+            for _ in range(times):
+                fault = Fault(status, dict(headers or {}), method, path_contains)
+                if body is not None:
+                    fault.body = body
+                self.faults.append(fault)
+
+    def runs_for(self, head_sha: str) -> list[CheckRunState]:
+        with self.lock:
+            return [r for r in self.check_runs.values() if r.head_sha == head_sha]
+
+    def comments_on(self, repo: str, number: int) -> list[dict[str, Any]]:
+        with self.lock:
+            return [c for c in self.comments.values() if c["_repo"] == repo and c["_number"] == number]
+
+    def next_id(self) -> int:
+        with self.lock:
+            self._ids += 1
+            return self._ids
+
+    def issue_token(self) -> str:
+        with self.lock:
+            self.token_grants += 1
+            token = f"ghs_fake{self.token_grants:04d}{os.urandom(8).hex()}"
+            self.tokens[token] = time.time() + 3600
+            return token
+
+    def token_ok(self, token: str) -> bool:
+        with self.lock:
+            return self.tokens.get(token, 0) > time.time()
+
+
+def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+        def _body(self) -> bytes:
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+
+        def _send(self, status: int, data: Any = None, headers: Mapping[str, str] | None = None) -> None:
+            raw = json.dumps(data if data is not None else {}).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(raw)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(raw)
+            fake.requests[-1].status = status
+
+        def _dispatch(self, method: str) -> None:
+            body = self._body()
+            path = self.path
+            with fake.lock:
+                fake.requests.append(Recorded(method, path, dict(self.headers), body))
+            if path.startswith("/git/"):
+                self._git(method, body)
+                return
+            fault = self._fault(method, path)
+            if fault is not None:
+                self._send(fault.status, fault.body, fault.headers)
+                return
+            try:
+                status, data = _route(fake, method, path, self.headers.get("Authorization", ""), body)
+            except _Refused as exc:
+                if exc.status == 422:
+                    fake.violations.append(f"{method} {path}: {exc.message}")
+                status, data = exc.status, {"message": exc.message}
+            self._send(status, data)
+
+        def _fault(self, method: str, path: str) -> Fault | None:
+            with fake.lock:
+                for fault in fake.faults:
+                    if (fault.method is None or fault.method == method) and fault.path_contains in path:
+                        fake.faults.remove(fault)
+                        return fault
+            return None
+
+        def _git(self, method: str, body: bytes) -> None:
+            auth = self.headers.get("Authorization", "")
+            token = ""
+            if auth.startswith("Basic "):
+                user, _, token = base64.b64decode(auth[6:]).decode().partition(":")
+                if user != "x-access-token":
+                    token = ""
+            if not fake.token_ok(token):
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="GitHub"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                fake.requests[-1].status = 401
+                return
+            path, _, query = self.path[len("/git") :].partition("?")
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "GIT_PROJECT_ROOT": str(fake.git_root),
+                "GIT_HTTP_EXPORT_ALL": "1",
+                "REQUEST_METHOD": method,
+                "PATH_INFO": path,
+                "QUERY_STRING": query,
+                "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+                "CONTENT_LENGTH": str(len(body)),
+                "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+                "REMOTE_USER": "x-access-token",
+                "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+            }
+            proc = subprocess.run(
+                ["git", "http-backend"], input=body, env=env, capture_output=True, check=False
+            )
+            head, _, payload = proc.stdout.partition(b"\r\n\r\n")
+            status = 200
+            headers: list[tuple[str, str]] = []
+            for line in head.decode("latin-1").split("\r\n"):
+                name, _, value = line.partition(":")
+                if name.lower() == "status":
+                    status = int(value.strip().split()[0])
+                elif name:
+                    headers.append((name, value.strip()))
+            self.send_response(status)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            fake.requests[-1].status = status
+
+        def do_GET(self) -> None:
+            self._dispatch("GET")
+
+        def do_POST(self) -> None:
+            self._dispatch("POST")
+
+        def do_PATCH(self) -> None:
+            self._dispatch("PATCH")
+
+    return Handler
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def _validate(key: str, data: Any) -> None:
+    try:
+        jsonschema.Draft7Validator(SCHEMAS[key]).validate(data)
+    except jsonschema.ValidationError as exc:
+        raise _Refused(422, f"Invalid request: {exc.message} at {list(exc.absolute_path)}") from None
+
+
+def _check_output(data: Mapping[str, Any]) -> None:
+    output = data.get("output")
+    if not isinstance(output, dict):
+        return
+    for name, limit in LIMITS.items():
+        if len(str(output.get(name, ""))) > limit:
+            raise _Refused(422, f"output.{name} is longer than {limit} characters")
+    if len(output.get("annotations", [])) > ANNOTATIONS_PER_REQUEST:
+        raise _Refused(422, f"more than {ANNOTATIONS_PER_REQUEST} annotations in one request")
+
+
+def _app_auth(fake: FakeGitHub, auth: str) -> None:
+    if not auth.startswith("Bearer "):
+        raise _Refused(401, "A JSON web token could not be decoded")
+    try:
+        claims = jwt.decode(auth[7:], fake.public_key, algorithms=["RS256"])
+    except jwt.PyJWTError as exc:
+        raise _Refused(401, f"A JSON web token could not be decoded: {exc}") from None
+    if str(claims.get("iss")) != str(fake.app_id):
+        raise _Refused(401, "Integration not found")
+
+
+def _token_auth(fake: FakeGitHub, auth: str) -> None:
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() not in ("token", "bearer") or not fake.token_ok(token):
+        raise _Refused(401, "Bad credentials")
+
+
+_ROUTES = [
+    ("POST", re.compile(r"^/app/installations/(\d+)/access_tokens$"), "token"),
+    ("POST", re.compile(r"^/repos/([^/]+/[^/]+)/check-runs$"), "create_run"),
+    ("PATCH", re.compile(r"^/repos/([^/]+/[^/]+)/check-runs/(\d+)$"), "update_run"),
+    ("GET", re.compile(r"^/repos/([^/]+/[^/]+)/issues/(\d+)/comments$"), "list_comments"),
+    ("POST", re.compile(r"^/repos/([^/]+/[^/]+)/issues/(\d+)/comments$"), "create_comment"),
+    ("PATCH", re.compile(r"^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$"), "update_comment"),
+    ("GET", re.compile(r"^/repos/([^/]+/[^/]+)/pulls/(\d+)$"), "get_pull"),
+]
+
+
+def _route(fake: FakeGitHub, method: str, full_path: str, auth: str, raw: bytes) -> tuple[int, Any]:
+    path, _, query = full_path.partition("?")
+    for verb, pattern, name in _ROUTES:
+        match = pattern.match(path)
+        if verb == method and match:
+            data = json.loads(raw) if raw else {}
+            if name == "token":
+                _app_auth(fake, auth)
+                _validate("POST /app/installations/{installation_id}/access_tokens", data)
+                expires = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+                return 201, {"token": fake.issue_token(), "expires_at": expires, "permissions": {}}
+            _token_auth(fake, auth)
+            with fake.lock:
+                return globals()[f"_{name}"](fake, *match.groups(), data, query)
+    raise _Refused(404, f"Not Found: {method} {path}")
+
+
+def _run_json(run: CheckRunState) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "name": run.name,
+        "head_sha": run.head_sha,
+        "status": run.status,
+        "conclusion": run.conclusion,
+        "external_id": run.external_id,
+        "details_url": run.details_url,
+        "output": {**run.output, "annotations_count": len(run.annotations)},
+        "url": f"/repos/{run.repo}/check-runs/{run.id}",
+    }
+
+
+def _apply_run(run: CheckRunState, data: Mapping[str, Any]) -> None:
+    if run.status == "completed" and data.get("status") not in (None, "completed"):
+        raise _Refused(422, "a completed check run cannot go back to " + str(data.get("status")))
+    if "conclusion" in data:
+        run.status, run.conclusion = "completed", data["conclusion"]
+    elif "status" in data:
+        run.status = data["status"]
+    if data.get("status") == "completed" and run.conclusion is None:
+        raise _Refused(422, "conclusion is required when status is completed")
+    run.history.append(run.status)
+    output = data.get("output")
+    if isinstance(output, dict):
+        run.annotations.extend(output.get("annotations", []))
+        run.output = {k: v for k, v in output.items() if k != "annotations"}
+
+
+def _create_run(fake: FakeGitHub, repo: str, data: dict[str, Any], _q: str) -> tuple[int, Any]:
+    _validate("POST /repos/{owner}/{repo}/check-runs", data)
+    _check_output(data)
+    run = CheckRunState(
+        fake.next_id(),
+        repo,
+        data["name"],
+        data["head_sha"],
+        "queued",
+        None,
+        data.get("external_id", ""),
+        data.get("details_url", ""),
+        {},
+        [],
+        [],
+    )
+    _apply_run(run, data)
+    fake.check_runs[run.id] = run
+    return 201, _run_json(run)
+
+
+def _update_run(fake: FakeGitHub, repo: str, run_id: str, data: dict[str, Any], _q: str) -> tuple[int, Any]:
+    _validate("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", data)
+    _check_output(data)
+    run = fake.check_runs.get(int(run_id))
+    if run is None or run.repo != repo:
+        raise _Refused(404, "Not Found")
+    _apply_run(run, data)
+    return 200, _run_json(run)
+
+
+def _comment_json(comment: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in comment.items() if not k.startswith("_")}
+
+
+def _list_comments(fake: FakeGitHub, repo: str, number: str, _d: Any, query: str) -> tuple[int, Any]:
+    params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+    per_page, page = int(params.get("per_page", 30)), int(params.get("page", 1))
+    found = [_comment_json(c) for c in fake.comments_on(repo, int(number))]
+    return 200, found[(page - 1) * per_page : page * per_page]
+
+
+def _create_comment(
+    fake: FakeGitHub, repo: str, number: str, data: dict[str, Any], _q: str
+) -> tuple[int, Any]:
+    _validate("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", data)
+    if len(data["body"]) > COMMENT_LIMIT:
+        raise _Refused(422, f"body is too long (maximum is {COMMENT_LIMIT} characters)")
+    comment_id = fake.next_id()
+    comment = {
+        "id": comment_id,
+        "body": data["body"],
+        "user": {"login": "proctor[bot]", "type": "Bot", "id": 1},
+        "_repo": repo,
+        "_number": int(number),
+        "_edits": 0,
+    }
+    fake.comments[comment_id] = comment
+    return 201, _comment_json(comment)
+
+
+def _update_comment(
+    fake: FakeGitHub, repo: str, comment_id: str, data: dict[str, Any], _q: str
+) -> tuple[int, Any]:
+    _validate("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", data)
+    if len(data["body"]) > COMMENT_LIMIT:
+        raise _Refused(422, f"body is too long (maximum is {COMMENT_LIMIT} characters)")
+    comment = fake.comments.get(int(comment_id))
+    if comment is None or comment["_repo"] != repo:
+        raise _Refused(404, "Not Found")
+    comment["body"] = data["body"]
+    comment["_edits"] += 1
+    return 200, _comment_json(comment)
+
+
+def _get_pull(fake: FakeGitHub, repo: str, number: str, _d: Any, _q: str) -> tuple[int, Any]:
+    pull = fake.pulls.get((repo, int(number)))
+    if pull is None:
+        raise _Refused(404, "Not Found")
+    return 200, pull
