@@ -2,7 +2,8 @@
 
 Every call reserves a worst case before it starts and is reconciled with the usage the endpoint reports after
 it ends. While spent + reserved + the next reservation would pass the cap, no new call starts: the cap holds even
-with eight calls in flight. The worst case for the prompt counts one token per UTF-8 byte (a byte-level BPE
+with eight calls in flight, and even against an endpoint that bills far above the estimate (the first call is
+priced alone, and later reservations are scaled by the observed billing ratio). The worst case for the prompt counts one token per UTF-8 byte (a byte-level BPE
 token always covers at least one byte) plus per-message overhead, and `max_tokens` for the answer.
 """
 
@@ -99,7 +100,10 @@ def worst_case_prompt_tokens(messages: Sequence[Mapping[str, str]], extra: Any =
 
 @dataclass(frozen=True)
 class Reservation:
+    """What one call holds: `amount` (the estimate scaled by the observed billing ratio) and the raw estimate."""
+
     amount: float
+    estimate: float = 0.0
 
 
 class Budget:
@@ -108,6 +112,11 @@ class Budget:
     A reservation that does not fit while other calls are in flight waits for them to reconcile (their real
     cost is usually far below the worst case); the budget is exhausted only when a reservation does not fit
     with nothing in flight. Reservations are granted first come, first served, so items finish in order.
+
+    An endpoint may bill far more than the estimate (another tokenizer, hidden reasoning tokens, a proxy's
+    markup). So the estimate is never trusted blind: until a call has been priced — and again after any reply
+    cost more than it held — only one call is in flight, and every reservation is the estimate times the
+    highest ratio of billed to estimated cost seen so far.
     """
 
     def __init__(self, cap_usd: float | None) -> None:
@@ -115,13 +124,17 @@ class Budget:
         self.spent_usd = 0.0
         self.reserved_usd = 0.0
         self.exhausted = False
+        self.ratio = 1.0
+        # One call at a time until a reply has been priced within its reservation (no cap: nothing to hold).
+        self._probing = cap_usd is not None
         self._in_flight = 0
         self._next_ticket = 0
         self._serving = 0
         self._changed = threading.Condition()
 
     def reserve(self, amount: float) -> Reservation | None:
-        """Hold `amount` for one call, or None (and mark the budget exhausted) when it can never fit."""
+        """Hold `amount` (scaled by the billing ratio) for one call, or None (and mark the budget exhausted)
+        when it can never fit."""
         with self._changed:
             ticket = self._next_ticket
             self._next_ticket += 1
@@ -129,15 +142,12 @@ class Budget:
                 while True:
                     if self.exhausted:
                         return None
-                    if ticket == self._serving:
-                        fits = (
-                            self.cap_usd is None
-                            or self.spent_usd + self.reserved_usd + amount <= self.cap_usd
-                        )
-                        if fits or amount <= 0:
-                            self.reserved_usd += amount
+                    if ticket == self._serving and not (self._probing and self._in_flight > 0):
+                        held = amount * self.ratio
+                        if self._fits(held) or amount <= 0:
+                            self.reserved_usd += held
                             self._in_flight += 1
-                            return Reservation(amount)
+                            return Reservation(held, amount)
                         if self._in_flight == 0:
                             self.exhausted = True
                             return None
@@ -147,16 +157,28 @@ class Budget:
                     self._serving += 1
                 self._changed.notify_all()
 
+    def _fits(self, held: float) -> bool:
+        return self.cap_usd is None or self.spent_usd + self.reserved_usd + held <= self.cap_usd
+
     def reconcile(self, reservation: Reservation, actual: float) -> None:
-        """Replace the held amount by what the call really cost (0 for a call that failed without an answer)."""
+        """Replace the held amount by what the call really cost; learn the billing ratio from it."""
         with self._changed:
-            self.reserved_usd = max(0.0, self.reserved_usd - reservation.amount)
-            self._in_flight -= 1
-            self.spent_usd += actual
+            self._settle(reservation, actual)
+            if reservation.estimate > 0:
+                self.ratio = max(self.ratio, actual / reservation.estimate)
+            self._probing = self.cap_usd is not None and actual > reservation.amount * (1 + 1e-9)
             self._changed.notify_all()
 
     def release(self, reservation: Reservation) -> None:
-        self.reconcile(reservation, 0.0)
+        """Free the hold of a call that got no answer (nothing billed, nothing learnt)."""
+        with self._changed:
+            self._settle(reservation, 0.0)
+            self._changed.notify_all()
+
+    def _settle(self, reservation: Reservation, actual: float) -> None:
+        self.reserved_usd = max(0.0, self.reserved_usd - reservation.amount)
+        self._in_flight -= 1
+        self.spent_usd += actual
 
     @property
     def remaining_usd(self) -> float | None:

@@ -126,6 +126,33 @@ def test_budget_exhausted_exits_1_and_a_larger_budget_finishes_from_cache(
     assert doc["spent_usd"] == pytest.approx((60 - first_calls) * (1000 * 2.5 + 200 * 10) / 1e6)
 
 
+def test_the_cap_holds_against_an_endpoint_billing_far_above_the_estimate(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each reply reports ~40x the tokens a short prompt can take: $0.0185 a call for gpt-4o against an
+    # estimate of a few tenths of a cent, so eight concurrent worst-case reservations fit in $0.05 but
+    # eight real bills do not.
+    fake = serve(lambda r: Reply(content=judge_answer({"accuracy": 0.8}, 0.8), usage=(5400, 500)))
+    write_items(Path("items.jsonl"), rows(20))
+    args = [
+        "--input",
+        "items.jsonl",
+        "--base-url",
+        fake.base_url,
+        "--model",
+        "gpt-4o",
+        "--criteria",
+        "accuracy",
+    ]
+    code, doc, err = run_json(capsys, [*args, "--budget", "0.05", "--samples", "1"])
+    assert code == 1 and doc["budget_exhausted"] is True
+    calls = len(fake.chat_requests())
+    per_call = (5400 * 2.5 + 500 * 10) / 1e6
+    assert doc["spent_usd"] == pytest.approx(calls * per_call)
+    assert doc["spent_usd"] <= 0.05 and calls == 2  # 3 x $0.0185 would pass the cap
+    assert "budget exhausted" in err
+
+
 def test_text_output_says_the_budget_ran_out(serve: Serve, capsys: pytest.CaptureFixture[str]) -> None:
     fake = serve(lambda r: judge_answer({"accuracy": 0.8}, 0.8))
     write_items(Path("items.jsonl"), rows(2))

@@ -115,6 +115,9 @@ def test_prices_builtin_snapshots_overrides_and_fail_closed() -> None:
 
 def test_budget_waits_for_calls_in_flight_then_exhausts() -> None:
     budget = Budget(0.10)
+    probe = budget.reserve(0.04)  # the first call is priced alone, before any other starts
+    assert probe is not None
+    budget.reconcile(probe, 0.0)
     first, second = budget.reserve(0.04), budget.reserve(0.04)
     assert first is not None and second is not None
     granted: list[object] = []
@@ -132,6 +135,28 @@ def test_budget_waits_for_calls_in_flight_then_exhausts() -> None:
     assert budget.reserve(0.04) is None  # 0.07 spent, nothing in flight, 0.04 can never fit
     assert budget.exhausted and budget.reserve(0.0001) is None  # once exhausted, no new call starts
     assert budget.spent_usd == pytest.approx(0.07) and budget.reserved_usd == 0.0
+
+
+def test_budget_prices_the_first_call_alone_then_scales_reservations_by_the_billing_ratio() -> None:
+    budget = Budget(0.10)
+    first = budget.reserve(0.01)
+    assert first is not None
+    granted: list[Reservation | None] = []
+    waiter = threading.Thread(target=lambda: granted.append(budget.reserve(0.01)))
+    waiter.start()
+    waiter.join(timeout=0.2)
+    assert waiter.is_alive() and not granted  # nothing else starts before the first call is priced
+    budget.reconcile(first, 0.03)  # billed 3x the estimate
+    waiter.join(timeout=5)
+    second = granted[0]
+    assert second is not None and second.amount == pytest.approx(0.03) and budget.ratio == pytest.approx(3.0)
+    budget.reconcile(second, 0.03)  # billed what it held: concurrency may resume
+    third, fourth = budget.reserve(0.01), budget.reserve(0.002)  # 0.06 spent + 0.03 + 0.006 held
+    assert third is not None and fourth is not None and fourth.amount == pytest.approx(0.006)
+    budget.reconcile(third, 0.03)
+    budget.reconcile(fourth, 0.0)
+    assert budget.reserve(0.01) is None  # 0.09 spent + 0.03 would pass the cap
+    assert budget.spent_usd == pytest.approx(0.09)
 
 
 def test_budget_is_thread_safe() -> None:
