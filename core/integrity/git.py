@@ -178,21 +178,25 @@ class TreeEntry:
     type: str
     oid: str
     path: str
+    size: int = -1  # with `sizes=True`: the blob's size (-1 for gitlinks and trees)
 
 
-def ls_tree(repo: Path, tree: str, *, recursive: bool = True) -> list[TreeEntry]:
+def ls_tree(repo: Path, tree: str, *, recursive: bool = True, sizes: bool = False) -> list[TreeEntry]:
     """Every entry under a tree-ish (paths relative to it), blobs and gitlinks, NUL-safe."""
     args = ["ls-tree", "-z"]
     if recursive:
         args.append("-r")
+    if sizes:
+        args.append("--long")
     out = run_git_bytes(repo, *args, tree).decode("utf-8", "surrogateescape")
     entries = []
     for record in out.split("\0"):
         if not record:
             continue
         meta, _, path = record.partition("\t")
-        mode, kind, oid = meta.split(" ")
-        entries.append(TreeEntry(mode, kind, oid, path))
+        mode, kind, oid, *rest = meta.split()
+        size = int(rest[0]) if rest and rest[0].isdigit() else -1
+        entries.append(TreeEntry(mode, kind, oid, path, size))
     return entries
 
 

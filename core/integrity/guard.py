@@ -35,7 +35,7 @@ from core.integrity.classify import (
     within,
 )
 from core.integrity.findings import Finding, reject
-from core.integrity.gitattr import attribute_findings, gitmodules_paths, parse_gitattributes, touches
+from core.integrity.gitattr import CONVERSION_ATTRS, conversions, gitmodules_paths, path_attributes, touches
 from core.integrity.hooks import (
     PYTEST_FILES,
     PYTEST_SECTION_FILES,
@@ -286,45 +286,54 @@ def _input_detail(change: Change, root: str) -> str:
     return f"a protected input's executable bit changed under {root!r}"
 
 
-def _protected_map(
-    view: _View, suite: str, inputs: list[str], base_suite: dict[str, Entry]
-) -> dict[str, bool]:
-    protected: dict[str, bool] = {suite: True}
-    for anc in ancestors(suite):
-        protected[anc] = True
-    for rel in base_suite:
-        protected[rel] = False
-        for anc in ancestors(rel):
-            if within(anc, suite):
-                protected[anc] = True
+def _protected_files(view: _View, suite: str, inputs: list[str]) -> list[str]:
+    """Every protected file of the baseline: the suite's (not runtime junk) and the protected inputs'."""
+    files = [rel for rel, entry in view.baseline_suite().items() if entry.kind == "file" and not is_junk(rel)]
     for root in inputs:
-        listing = view.baseline_under(root)
-        protected[root] = bool(listing) and root not in listing
-        for anc in ancestors(root):
-            protected.setdefault(anc, True)
-        for rel, is_dir in listing.items():
-            protected[rel] = is_dir
-    return protected
+        files.extend(rel for rel, is_dir in view.baseline_under(root).items() if not is_dir)
+    return files
 
 
-def _attribute_findings(view: _View, paths: list[str], suite: str, inputs: list[str]) -> list[Finding]:
-    if not paths:
+def _attr_texts(view: _View, paths: set[str], side: str) -> dict[str, str]:
+    read = view.read_new if side == "new" else view.read_old
+    texts = {}
+    for path in sorted(paths):
+        data = read(path)
+        if data:
+            texts[path] = data.decode("utf-8", "replace")
+    return texts
+
+
+def _attribute_findings(view: _View, changed: list[str], suite: str, inputs: list[str]) -> list[Finding]:
+    """IN008 for `.gitattributes` that would change a protected file's checked-out bytes (computed, see
+    `gitattr`). Only conversions the baseline's own attributes did not already make count."""
+    if not changed:
         return []
-    protected = _protected_map(view, suite, inputs, view.baseline_suite())
-    macros: dict[str, list[str]] = {}
-    if ".gitattributes" in paths:
-        macros = parse_gitattributes((view.read_new(".gitattributes") or b"").decode("utf-8", "replace"))[1]
+    protected = _protected_files(view, suite, inputs)
+    attr_paths = set(changed)
+    for root in [suite, *inputs]:
+        attr_paths.update(f"{d}/.gitattributes" if d else ".gitattributes" for d in ["", *ancestors(root)])
+    attr_paths.update(rel for rel in protected if rel.rsplit("/", 1)[-1] == ".gitattributes")
+    new_texts, old_texts = _attr_texts(view, attr_paths, "new"), _attr_texts(view, attr_paths, "old")
+    hits: dict[tuple[str, int, str], list[str]] = {}
+    for path in protected:
+        attrs = path_attributes(path, new_texts)
+        if not CONVERSION_ATTRS.intersection(attrs):
+            continue
+        content = view.read_new(path)
+        now = conversions(attrs, content if content is not None else view.read_old(path) or b"")
+        if not now:
+            continue
+        before = {
+            what for what, _ in conversions(path_attributes(path, old_texts), view.read_old(path) or b"")
+        }
+        for what, setter in now:
+            if what not in before:
+                hits.setdefault((setter.file, setter.line, what), [setter.describe()]).append(path)
     findings = []
-    for path in paths:
-        text = (view.read_new(path) or b"").decode("utf-8", "replace")
-        for line, pattern, hit, bad in attribute_findings(path, text, protected, macros):
-            findings.append(
-                reject(
-                    "IN008",
-                    path,
-                    f"line {line}: `{pattern} {' '.join(bad)}` applies to the protected {hit!r}",
-                )
-            )
+    for (attr_file, _line, what), (described, first, *more) in sorted(hits.items()):
+        others = f" (and {len(more)} more)" if more else ""
+        findings.append(reject("IN008", attr_file, f"{described} {what} the protected {first!r}{others}"))
     return findings
 
 

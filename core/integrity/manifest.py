@@ -56,8 +56,9 @@ def scan(root: Path, *, skip_root_git: bool = False) -> dict[str, FileInfo]:
     manifest hashes whatever is there.
     """
     found: list[tuple[tuple[str, ...], FileInfo]] = []
-
-    def walk(directory: str, prefix: tuple[str, ...]) -> None:
+    pending: list[tuple[str, tuple[str, ...]]] = [(str(root), ())]  # a stack, not recursion: any depth
+    while pending:
+        directory, prefix = pending.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
@@ -76,9 +77,7 @@ def scan(root: Path, *, skip_root_git: bool = False) -> dict[str, FileInfo]:
             executable = kind == "file" and bool(st.st_mode & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH))
             found.append((parts, FileInfo(kind, executable, st.st_size if kind == "file" else 0)))
             if kind in ("dir", "submodule"):
-                walk(entry.path, parts)
-
-    walk(str(root), ())
+                pending.append((entry.path, parts))
     found.sort(key=lambda item: item[0])
     return {"/".join(parts): info for parts, info in found}
 
@@ -182,8 +181,9 @@ def _manifest_files(root: str) -> list[tuple[str, ...]]:
     """
     files: list[tuple[str, ...]] = []
     links: list[tuple[str, ...]] = []
-
-    def walk(directory: str, prefix: tuple[str, ...]) -> None:
+    pending: list[tuple[str, tuple[str, ...]]] = [(root, ())]  # a stack, not recursion: any depth
+    while pending:
+        directory, prefix = pending.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
@@ -198,13 +198,11 @@ def _manifest_files(root: str) -> list[tuple[str, ...]]:
                     if not _is_junk_name(name):
                         links.append(parts)
                 elif entry.is_dir(follow_symlinks=False):
-                    walk(entry.path, parts)
+                    pending.append((entry.path, parts))
                 elif entry.is_file(follow_symlinks=False) and not _is_junk_name(name):
                     files.append(parts)
             except OSError as exc:
                 raise WorkspaceError(f"cannot stat {entry.path}: {exc.strerror}") from None
-
-    walk(root, ())
     if links:
         rel = "/".join(min(links))
         raise IntegrityError(

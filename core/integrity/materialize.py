@@ -1,11 +1,12 @@
-"""Materialization (SPEC §4.3): a candidate becomes a plain directory, never a linked worktree.
+"""Materialization (SPEC §4.3): a candidate becomes a plain directory, read from the git object store.
 
-A linked worktree shares the app repository's `.git`: a candidate's run could rewrite `.git/config`
-(`core.fsmonitor`, `core.hooksPath`, aliases, filters) and so run code inside Proctor's next git command.
-`git archive` output has no link back. The tar stream is extracted here, not by `tarfile.extractall`,
-so that every rule is explicit: no absolute or `..` names, no path through a symlink, no `.git` component
-(git refuses to check those out; a planted `.git/config` would make later git commands in the tree obey
-the candidate), exec bits and symlinks kept exactly as archived, submodules left uninitialised.
+Trees and blobs are read as objects (`git ls-tree` and the repository's persistent `git cat-file --batch`),
+never checked out or archived, so no `.gitattributes` (eol, filter, ident, export-ignore), no filter or
+textconv driver and no `.git/config` or `.git/info/attributes` of the repository can change a byte or run a
+command. Never a linked worktree: a linked worktree shares the repository's `.git`, which a run could
+rewrite. Every rule is explicit: a tree holding a `.git` component, `..` or an empty name is refused before
+anything is written, no path goes through a symlink, exec bits and symlinks are kept exactly as committed,
+submodules (gitlinks) become empty directories and are never initialised.
 """
 
 from __future__ import annotations
@@ -13,125 +14,124 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import subprocess
-import tarfile
 from pathlib import Path
-from typing import IO
 
 from core.errors import GitError, IntegrityError
-from core.integrity.classify import has_git_component, is_junk
-from core.integrity.git import git_argv, git_env, resolve_commit
+from core.integrity.classify import fold, is_junk
+from core.integrity.git import TreeEntry, ls_tree, object_store, resolve_commit
 from core.integrity.settings import GuardConfig
+from core.treewalk import remove_tree, walk
+
+# Blobs are read in batches of about this many bytes: one exchange with git each, bounded memory.
+_BATCH_BYTES = 32 << 20
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
-def _safe_parts(name: str) -> list[str] | None:
-    """The member's path components, or None when it must not be written (absolute, `..`, `.git`)."""
-    if name.startswith("/") or "\0" in name:
-        return None
-    parts = [part for part in name.split("/") if part not in ("", ".")]
-    if not parts or any(part == ".." for part in parts) or has_git_component("/".join(parts)):
-        return None
-    return parts
+def _refused(part: str) -> bool:
+    """A path component git would never check out: empty, `.`, `..`, or `.git` in any disguise."""
+    if part in ("", ".", ".."):
+        return True
+    folded = fold(part).rstrip(". ")
+    return folded == ".git" or folded.startswith("git~")
 
 
-def _extract(stream: IO[bytes], dest: Path) -> None:
-    real_dirs = {str(dest)}
+def _entries(repo: Path, ref: str, sha: str) -> list[TreeEntry]:
+    entries = ls_tree(repo, sha, sizes=True)
+    for entry in entries:
+        if entry.path.startswith("/") or any(_refused(part) for part in entry.path.split("/")):
+            raise GitError(f"cannot materialize {ref!r} from {repo}: invalid path {entry.path!r}")
+    return entries
 
-    def parent_of(parts: list[str]) -> str:
-        current = str(dest)
-        for part in parts[:-1]:
+
+class _Writer:
+    """Creates files under one fresh directory, refusing any path that would pass through a non-directory."""
+
+    def __init__(self, dest: Path) -> None:
+        self.dest = str(dest)
+        self.real_dirs = {self.dest}
+
+    def parent(self, rel: str) -> str:
+        current = self.dest
+        for part in rel.split("/")[:-1]:
             current = os.path.join(current, part)
-            if current in real_dirs:
+            if current in self.real_dirs:
                 continue
             try:
-                st = os.lstat(current)
-            except FileNotFoundError:
                 os.mkdir(current, 0o755)
-                real_dirs.add(current)
-                continue
-            if not stat.S_ISDIR(st.st_mode):
-                raise IntegrityError(f"archive member {'/'.join(parts)!r} passes through a non-directory")
-            real_dirs.add(current)
+            except FileExistsError:
+                if not stat.S_ISDIR(os.lstat(current).st_mode):
+                    raise IntegrityError(f"tree entry {rel!r} passes through a non-directory") from None
+            self.real_dirs.add(current)
         return current
 
-    with tarfile.open(fileobj=stream, mode="r|") as archive:
-        for member in archive:
-            parts = _safe_parts(member.name)
-            if parts is None:
-                continue
-            target = os.path.join(parent_of(parts), parts[-1])
-            if member.isdir():
-                if not os.path.lexists(target):
-                    os.mkdir(target, 0o755)
-                elif not os.path.isdir(target) or os.path.islink(target):
-                    raise IntegrityError(f"archive member {member.name!r} collides with an earlier entry")
-                real_dirs.add(target)
-            elif member.issym():
-                os.symlink(member.linkname, target)
-            elif member.isfile():
-                source = archive.extractfile(member)
-                assert source is not None
-                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-                fd = os.open(target, flags, 0o600)
-                with os.fdopen(fd, "wb") as handle:
-                    shutil.copyfileobj(source, handle, 1 << 20)
-                os.chmod(target, 0o755 if member.mode & 0o111 else 0o644)
-                os.utime(target, (member.mtime, member.mtime))
+    def target(self, rel: str) -> str:
+        path = os.path.join(self.parent(rel), rel.rsplit("/", 1)[-1])
+        if os.path.lexists(path):
+            raise IntegrityError(f"tree entry {rel!r} collides with an earlier entry")
+        return path
+
+    def write(self, entry: TreeEntry, data: bytes) -> None:
+        path = self.target(entry.path)
+        if entry.mode == "120000":
+            os.symlink(os.fsdecode(data), path)
+            return
+        fd = os.open(path, _WRITE_FLAGS, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchmod(fd, 0o755 if int(entry.mode, 8) & 0o111 else 0o644)
+        finally:
+            os.close(fd)
+
+    def gitlink(self, entry: TreeEntry) -> None:
+        path = self.target(entry.path)
+        os.mkdir(path, 0o755)
+        self.real_dirs.add(path)
+
+
+def _batches(entries: list[TreeEntry]) -> list[list[TreeEntry]]:
+    batches: list[list[TreeEntry]] = [[]]
+    size = 0
+    for entry in entries:
+        if batches[-1] and size + entry.size > _BATCH_BYTES:
+            batches.append([])
+            size = 0
+        batches[-1].append(entry)
+        size += max(entry.size, 0)
+    return batches
 
 
 def materialize(repo: Path, ref: str, dest: Path) -> str:
-    """Extract `git archive` of `ref` into `dest` (created; must be empty) and return the commit sha."""
+    """Write the tree of `ref` into `dest` (created; must be empty) from git objects; return the commit sha."""
     repo, dest = Path(repo), Path(dest)
     sha = resolve_commit(repo, ref)
     dest.mkdir(parents=True, exist_ok=True)
     if any(dest.iterdir()):
         raise IntegrityError(f"cannot materialize {ref!r} into {dest}: the directory is not empty")
-    proc = subprocess.Popen(
-        git_argv(repo, ("archive", "--format=tar", sha)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=git_env(),
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    broken: tarfile.TarError | None = None
-    try:
-        _extract(proc.stdout, dest)
-        # tarfile stops at the end-of-archive marker; git may still be writing the padding blocks. Read them,
-        # or closing the pipe kills git with SIGPIPE and a good archive looks like a failed one.
-        while proc.stdout.read(1 << 16):
-            pass
-    except tarfile.TarError as exc:
-        broken = exc
-    finally:
-        proc.stdout.close()
-        stderr = proc.stderr.read()
-        proc.stderr.close()
-        proc.wait()
-    if proc.returncode != 0 or broken is not None:
-        # git itself refuses trees with paths it would never check out (`.git`, `..`): name what it said.
-        lines = [line for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
-        detail = (
-            lines[-1].removeprefix("error: ").removeprefix("fatal: ")
-            if lines
-            else f"unreadable archive: {broken}"
-        )
-        raise GitError(f"cannot materialize {ref!r} from {repo}: git archive failed: {detail}")
+    entries = _entries(repo, ref, sha)
+    writer = _Writer(dest)
+    blobs = []
+    for entry in entries:
+        if entry.type == "commit":
+            writer.gitlink(entry)
+        elif entry.type == "blob" and (entry.mode.startswith("100") or entry.mode == "120000"):
+            blobs.append(entry)
+    store = object_store(repo)
+    for batch in _batches(blobs):
+        for entry, (info, data) in zip(batch, store.objects([e.oid for e in batch]), strict=True):
+            if info.type != "blob":
+                raise GitError(f"cannot materialize {ref!r} from {repo}: object {entry.oid} is missing")
+            writer.write(entry, data)
     return sha
 
 
-def _remove(path: Path) -> None:
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
-
-
 def remove_pycache(root: Path) -> None:
-    """Delete every `__pycache__` directory under `root` (not following symlinks)."""
-    for current, dirs, _files in os.walk(root):
+    """Delete every `__pycache__` directory under `root` (not following symlinks, at any depth)."""
+    for current, dirs, _files in walk(root):
         for name in list(dirs):
             if name == "__pycache__":
-                _remove(Path(current) / name)
+                remove_tree(os.path.join(current, name))
                 dirs.remove(name)
 
 
@@ -148,11 +148,11 @@ def overlay_trusted_suite(baseline_dir: Path, candidate_dir: Path, config: Guard
             current.unlink()
         current.mkdir(exist_ok=True)
     target = Path(candidate_dir) / rel
-    _remove(target)
-    for directory, dirs, files in os.walk(source):
+    remove_tree(target)
+    for directory, dirs, files in walk(source):
         relative = Path(directory).relative_to(source)
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not (Path(directory) / d).is_symlink())
-        (target / relative).mkdir(parents=True, exist_ok=True)
+        (target / relative).mkdir(exist_ok=True)  # top-down: the parent exists
         for name in sorted(files):
             origin = Path(directory) / name
             if is_junk((relative / name).as_posix()) or origin.is_symlink() or not origin.is_file():

@@ -27,7 +27,6 @@ commit the deletion (and ignore the file) so the suite at HEAD no longer contain
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -43,7 +42,6 @@ SEVERITY = Severity.ERROR
 FIX_TITLE = "Delete the stale result.json"
 FIX_SAFETY = Applicability.SAFE
 
-GIT_ENV_OVERRIDES = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"}
 _CACHE: dict[tuple[str, str, int, int, bool], bool] = {}
 
 
@@ -90,21 +88,12 @@ def _git_stamp(workspace: Path) -> tuple[int, int]:
 
 def _tracked(workspace: Path, rel: str) -> bool | None:
     """True/False from `git ls-files --error-unmatch`; None when not a repository or git is unavailable."""
-    env = {**os.environ, **GIT_ENV_OVERRIDES}
-    command = [
-        "git",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "core.fsmonitor=false",
-        "ls-files",
-        "--error-unmatch",
-        "--",
-        rel,
-    ]
+    from core.integrity.git import git_argv, git_env  # the one hardened way Proctor runs git
+
+    command = git_argv(workspace, ("ls-files", "--error-unmatch", "--", rel))
     try:
         proc = subprocess.run(
-            command, cwd=workspace, env=env, capture_output=True, text=True, timeout=10, check=False
+            command, cwd=workspace, env=git_env(), capture_output=True, text=True, timeout=10, check=False
         )
     except (OSError, subprocess.SubprocessError):
         return None

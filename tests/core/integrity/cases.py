@@ -58,6 +58,38 @@ BASE: dict[str, str | bytes] = {
     "README.md": "# Churn\n",
 }
 
+# GitHub's gitattributes template for Python repositories (Python.gitattributes), verbatim.
+PYTHON_GITATTRIBUTES = """\
+# Basic .gitattributes for a python repo.
+
+# Source files
+# ============
+*.pxd    text diff=python
+*.py     text diff=python
+*.py3    text diff=python
+*.pyw    text diff=python
+*.pyx    text diff=python
+*.pyz    text diff=python
+
+# Binary files
+# ============
+*.db     binary
+*.p      binary
+*.pkl    binary
+*.pickle binary
+*.pyc    binary
+*.pyd    binary
+*.pyo    binary
+
+# Jupyter notebook
+*.ipynb  text
+
+# Note: .db, .p, and .pkl files are associated
+# with the python modules ``pickle``, ``dbm.*``,
+# ``shelve``, ``marshal``, ``anydbm``, & ``bsddb``
+# (among others).
+"""
+
 Mutation = Callable[[Path], None]
 
 
@@ -70,7 +102,6 @@ class Case:
     flags: frozenset[str] = frozenset()  # expected IN011 flags
     base: Mutation | None = None  # a change to the (trusted) baseline, e.g. another command
     issue: bool = False  # one of the routes listed in the issue
-    archive_affected: bool = False  # the attack changes what `git archive` writes (trees see its effect too)
     extra_files: dict[str, str] = field(default_factory=dict)  # written with the candidate's change
 
     @property
@@ -293,19 +324,16 @@ CASES: list[Case] = [
         base=_config('command = "python -m pytest kapso_evaluation"\n'),
     ),
     Case(
-        "export-ignore",
-        ".gitattributes that makes git archive drop the suite",
-        _edit(".gitattributes", "kapso_evaluation export-ignore\n"),
+        "auto-crlf-on-suite",
+        "`* text=auto eol=crlf`: every LF text file of the suite checked out with CRLF",
+        _edit(".gitattributes", "* text=auto eol=crlf\n"),
         frozenset({"IN008"}),
-        issue=True,
-        archive_affected=True,
     ),
     Case(
         "eol-on-data",
         ".gitattributes rewriting line endings of protected data",
         _edit(".gitattributes", "*.csv text eol=crlf\n"),
         frozenset({"IN008"}),
-        archive_affected=True,
     ),
     Case(
         "filter-macro",
@@ -412,4 +440,14 @@ CASES: list[Case] = [
         _edit("test.py", "print('hi')\n"),
     ),
     Case("honest-symlink", "a symlink that does not touch the suite", _symlink("latest", "docs")),
+    Case(
+        "honest-export-ignore",
+        "`export-ignore` on the suite (Proctor reads git objects, no archive drops it)",
+        _edit(".gitattributes", "kapso_evaluation export-ignore\n.gitattributes export-ignore\n"),
+    ),
+    Case(
+        "honest-python-gitattributes",
+        "GitHub's Python `.gitattributes` template under `* text=auto eol=lf`",
+        _edit(".gitattributes", "* text=auto eol=lf\n" + PYTHON_GITATTRIBUTES),
+    ),
 ]

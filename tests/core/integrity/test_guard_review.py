@@ -19,7 +19,7 @@ from core.config import Config, load_config
 from core.integrity.guard import GuardReport, guard_refs, guard_trees
 from core.integrity.materialize import materialize
 from tests.core.integrity.cases import BASE, Mutation
-from tests.core.integrity.helpers import commit_all, init_repo, write
+from tests.core.integrity.helpers import commit_all, git, init_repo, write
 
 PY_M = 'command = "python -m kapso_evaluation.evaluate"\n'
 
@@ -197,6 +197,40 @@ VARIANTS: list[Variant] = [
     ),
     Variant("gitattributes-text-on-suite", _edit(".gitattributes", "*.py text eol=crlf\n"), _r("IN008")),
     Variant("case-collision-file", _edit("kapso_evaluation/L\u00c9GENDE.txt", "1\n"), _r("IN008")),
+    # IN008 is computed from the protected files' content: only attributes that change their bytes count.
+    Variant("honest-text-auto-eol-lf", _edit(".gitattributes", "* text=auto eol=lf\n")),
+    Variant(
+        "honest-diff-merge-linguist",
+        _edit(
+            ".gitattributes",
+            "kapso_evaluation/** diff=python merge=union linguist-generated export-ignore\n"
+            "kapso_datasets/** linguist-vendored -diff\n",
+        ),
+    ),
+    Variant("honest-text-alone", _edit("kapso_evaluation/.gitattributes", "*.py text\n*.txt text\n")),
+    Variant(
+        "honest-auto-crlf-on-binary-data",
+        _edit(".gitattributes", "kapso_datasets/*.bin text=auto eol=crlf\n"),
+        base=_edit("kapso_datasets/weights.bin", b"\x00\x01\n\x02\n"),
+    ),
+    Variant(
+        "honest-baseline-filter-kept",
+        _edit(".gitattributes", "*.csv filter=lfs diff=lfs merge=lfs -text\n*.md text\n"),
+        base=_edit(".gitattributes", "*.csv filter=lfs diff=lfs merge=lfs -text\n"),
+    ),
+    Variant("auto-crlf-on-data", _edit(".gitattributes", "*.csv text=auto eol=crlf\n"), _r("IN008")),
+    Variant("legacy-crlf-eol", _edit(".gitattributes", "*.py crlf eol=crlf\n"), _r("IN008")),
+    Variant(
+        "eol-crlf-without-text",
+        _edit("kapso_evaluation/.gitattributes", "metrics.py eol=crlf\n"),
+        _r("IN008"),
+    ),
+    Variant("filter-on-the-brief", _edit(".gitattributes", "brief.md filter=lfs\n"), _r("IN008")),
+    Variant(
+        "binary-then-text-crlf",
+        _edit(".gitattributes", "*.py binary\n*.py text eol=crlf\n"),
+        _r("IN008"),
+    ),
     # ------------------------------------------------------------------ more structural variants
     Variant("suite-deleted", lambda root: shutil.rmtree(root / "kapso_evaluation"), _r("IN002")),
     Variant("suite-becomes-symlink", _suite_symlink, _r("IN003")),
@@ -327,3 +361,30 @@ def test_working_tree_verdict(name: str, built: dict[str, Built]) -> None:
     """The candidate's own checkout (hard links, real modes and symlinks intact), not an archive copy."""
     item = built[name]
     _check(item.variant, guard_trees(item.base_dir, item.repo, item.config))
+
+
+def test_working_tree_encoding_on_the_suite_is_in008_and_really_converts(tmp_path: Path) -> None:
+    """A `.gitattributes` committed with plumbing (so `git add` never re-encodes the suite on the way in)."""
+    repo = init_repo(tmp_path / "repo")
+    write(repo, BASE)
+    base = commit_all(repo, "baseline")
+    text = b"kapso_evaluation/*.py working-tree-encoding=UTF-16\n"
+    blob = git(repo, "hash-object", "-w", "--no-filters", "--stdin", input=text).strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},.gitattributes")
+    git(repo, "commit", "--quiet", "--no-verify", "-m", "candidate")
+    cand = git(repo, "rev-parse", "HEAD").strip()
+    # Proved without Proctor: a checkout of the candidate writes the suite's sources as UTF-16.
+    checkout = tmp_path / "checkout"
+    git(tmp_path, "clone", "--quiet", "--no-hardlinks", str(repo), str(checkout))
+    assert (checkout / "kapso_evaluation/metrics.py").read_bytes()[:2] in (b"\xff\xfe", b"\xfe\xff")
+    report = guard_refs(repo, base, cand, Config())
+    assert report.verdict == "rejected"
+    (finding,) = [f for f in report.findings if f.code == "IN008"]
+    assert finding.path == ".gitattributes" and "re-encodes to UTF-16" in finding.detail
+    base_dir, cand_dir = tmp_path / "b", tmp_path / "c"
+    materialize(repo, base, base_dir)
+    materialize(repo, cand, cand_dir)
+    assert (cand_dir / "kapso_evaluation/metrics.py").read_text("utf-8") == BASE[
+        "kapso_evaluation/metrics.py"
+    ]
+    assert guard_trees(base_dir, cand_dir, Config()).findings == report.findings

@@ -1,20 +1,26 @@
-"""SPEC §4.3: materialization is a plain directory from `git archive`, and git runs hardened."""
+"""SPEC §4.3: materialization is a plain directory read from git objects, and git runs hardened."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
 
 from core.config import Config
 from core.errors import GitError, IntegrityError
-from core.integrity.git import git_env, resolve_commit, run_git
+from core.integrity.git import git_argv, git_env, ls_tree, resolve_commit, run_git, run_git_bytes
 from core.integrity.materialize import materialize, overlay_trusted_suite
 from tests.core.integrity.cases import BASE
 from tests.core.integrity.helpers import commit_all, git, init_repo, write
+
+
+def git_bytes(repo: Path, *args: str) -> bytes:
+    return run_git_bytes(repo, *args)
 
 
 def _commit_tree_with(repo: Path, extra: str) -> str:
@@ -156,3 +162,54 @@ def test_overlay_restores_the_baseline_suite(tmp_path: Path) -> None:
     assert (outside / "keep.txt").read_text() == "keep"
     assert not (cand2 / "kapso_evaluation").is_symlink()
     assert (cand2 / "kapso_evaluation/evaluate.py").is_file()
+
+
+def _archived(repo: Path, rev: str, dest: Path) -> None:
+    """What `git archive` (the old materializer, hardened the same way) writes for `rev`."""
+    dest.mkdir()
+    archive = subprocess.run(git_argv(repo, ("archive", rev)), env=git_env(), capture_output=True, check=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def test_attributes_drivers_and_repository_config_change_no_byte_and_run_nothing(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, BASE)
+    write(
+        repo,
+        {".gitattributes": "* filter=evil diff=evil text eol=crlf ident\nkapso_evaluation export-ignore\n"},
+    )
+    write(repo, {"kapso_evaluation/version.txt": "$Id$\n"})
+    sha = commit_all(repo, "attributes that would rewrite every checked-out file")
+    marker = tmp_path / "MARKER"
+    git(repo, "config", "filter.evil.smudge", f"touch {marker}; sed s/0/1/")
+    git(repo, "config", "filter.evil.clean", f"touch {marker}; cat")
+    git(repo, "config", "diff.evil.textconv", f"touch {marker}; cat")
+    (repo / ".git/info/attributes").write_text("* filter=evil eol=crlf\n")
+    # Without Proctor's object reader the attack works: git archive runs the driver and converts the bytes.
+    _archived(repo, sha, tmp_path / "archived")
+    assert marker.exists() and not (tmp_path / "archived/kapso_evaluation").exists()
+    assert (tmp_path / "archived/README.md").read_bytes() == b"# Churn\r\n"
+    marker.unlink()
+    dest = tmp_path / "out"
+    assert materialize(repo, sha, dest) == sha
+    committed = {e.path: e.oid for e in ls_tree(repo, sha)}
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == sorted(committed)
+    for rel, oid in committed.items():
+        assert (dest / rel).read_bytes() == git_bytes(repo, "cat-file", "blob", oid), rel
+    assert (dest / "kapso_datasets/labels.csv").read_bytes() == b"1\n0\n1\n1\n"
+    assert (dest / "kapso_evaluation/version.txt").read_bytes() == b"$Id$\n"
+    assert not marker.exists()
+
+
+def test_materialize_refuses_hostile_names_before_writing(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, BASE)
+    commit_all(repo, "base")
+    blob = git(repo, "hash-object", "-w", "--stdin", input=b"x").strip()
+    for name in ("..", "git~1", ".g\u200cit"):
+        hostile = _commit_tree_with(repo, f"100644 blob {blob}\t{name}\n")
+        dest = tmp_path / f"refused-{len(name)}"
+        with pytest.raises(GitError, match="invalid path"):
+            materialize(repo, hostile, dest)
+        assert not any(dest.iterdir())
