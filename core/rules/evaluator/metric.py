@@ -2,9 +2,11 @@
 
 A print's arguments are rendered into literal text and holes (`print(f"auc: {auc:.4f}")` -> `"auc: "`,
 hole `auc` with spec `.4f`); `%`-formatting, `str.format`, `+` and module string constants are followed.
-The metric print is the last `name: value`-shaped print on the normal exit path of the approximate
-execution order (`flow.py`); stdout prints win over stderr ones. EV002, EV003, EV004, EV005, EV006 and the
-brief rule BR008 all read the answer from here.
+Of the `name: value`-shaped prints on the normal exit path of the approximate execution order (`flow.py`),
+the metric print is the last one whose name is the config's `metric`, else the brief's metric, else a known
+metric name (accuracy, auc, f1, rmse, mrr, exact_match, pass@k, ...) rather than a count (`Samples: 500`,
+`depth: 8`, a cost); only when none is, the last metric-shaped print. Stdout prints win over stderr ones.
+EV002, EV003, EV004, EV005, EV006 and the brief rule BR008 all read the answer from here.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 
+from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator.context import DocumentView, EvaluatorContext, walk
@@ -32,6 +36,19 @@ NUMERIC_SPEC_TYPES = frozenset("eEfFgGn%d")
 METRIC_WORDS = re.compile(
     r"auc|acc|score|rmse|mse|mae|mape|f1|loss|err|precision|recall|r2|metric|value|result|ndcg|map|bleu|rouge"
     r"|corr|logloss|perplexity|ppl|pass|mean|avg|rate",
+    re.IGNORECASE,
+)
+KNOWN_METRIC = re.compile(
+    r"(?<![a-z])(?:accuracy|acc|auc|auroc|auprc|roc|f1|f_?beta|rmse|rmsle|mse|mae|mape|smape|bpb|bpc|mrr"
+    r"|ndcg|map|exact[_ ]?match|em|pass|precision|recall|r2|bleu|rouge\w*|chrf|meteor|wer|cer|perplexity"
+    r"|ppl|log_?loss|loss|error|err|score|win[_ ]?rate|success[_ ]?rate|hit|hits|top[_-]?\d+|spearman"
+    r"|pearson|kappa|iou|miou|dice|mcc|brier|gini|corr|metric)(?![a-z])",
+    re.IGNORECASE,
+)
+COUNT_NAME = re.compile(
+    r"(?<![a-z])(?:n|num|number|count|total|samples?|examples?|items?|rows?|records?|size|depth|cost|usd"
+    r"|price|quer(?:y|ies)|tokens?|time|seconds?|secs?|elapsed|duration|epochs?|steps?|iters?|iterations?"
+    r"|batch|lr|seed|id|version|dim|width|params?|parameters|calls|requests|files|runs|trials)(?![a-z])",
     re.IGNORECASE,
 )
 STDOUT_WRITERS = frozenset({"print", "sys.stdout.write", "sys.stderr.write", "click.echo", "typer.echo"})
@@ -152,8 +169,7 @@ def metric_of(ctx: EvaluatorContext) -> MetricInfo | None:
 
 
 def _pick(ctx: EvaluatorContext, steps: list[Step]) -> MetricInfo | None:
-    best_out: MetricInfo | None = None
-    best_err: MetricInfo | None = None
+    candidates: list[MetricInfo] = []
     for step in steps:
         if not step.normal or step.name not in STDOUT_WRITERS:
             continue
@@ -163,12 +179,56 @@ def _pick(ctx: EvaluatorContext, steps: list[Step]) -> MetricInfo | None:
         shape = classify(rendered.segments)
         if shape is None or not shape.metric_like:
             continue
-        info = MetricInfo(step, step.call, rendered, shape)
-        if rendered.stream == "stdout":
-            best_out = info
-        else:
-            best_err = info
-    return best_out or best_err
+        candidates.append(MetricInfo(step, step.call, rendered, shape))
+    expected = expected_metric(ctx)
+    tiers = (
+        [
+            c
+            for c in candidates
+            if expected is not None and c.shape.name and same_metric(c.shape.name, expected)
+        ],
+        [c for c in candidates if metric_rank(c.shape.name) == 2],
+        [c for c in candidates if metric_rank(c.shape.name) >= 1],
+        candidates,
+    )
+    for tier in tiers:
+        best = _last_by_stream(tier)
+        if best is not None:
+            return best
+    return None
+
+
+def _last_by_stream(infos: list[MetricInfo]) -> MetricInfo | None:
+    out = [i for i in infos if i.rendered.stream == "stdout"]
+    return (out or infos)[-1] if infos else None
+
+
+def metric_rank(name: str | None) -> int:
+    """2 for a known metric name (`accuracy`, `MRR @10`), 0 for a count (`Samples`, `depth`, `cost`), else 1."""
+    if not name:
+        return 1
+    if KNOWN_METRIC.search(name) is not None:
+        return 2
+    return 0 if COUNT_NAME.search(name) is not None else 1
+
+
+def expected_metric(ctx: EvaluatorContext) -> str | None:
+    """The metric name the evaluator should print: the config's `metric`, else the brief's."""
+    config = ctx.lint.config
+    if config.metric.strip():
+        return config.metric.strip()
+    text = ctx.lint.read_file(config.brief) if config.brief else None
+    return _brief_metric(text) if text else None
+
+
+@lru_cache(maxsize=8)
+def _brief_metric(text: str) -> str | None:
+    protocol = parse_brief(text).protocol
+    if protocol is None:
+        return None
+    if protocol.print_name:
+        return protocol.print_name
+    return protocol.metric.value if protocol.metric is not None else None
 
 
 # -- rendering -------------------------------------------------------------------------------------------------
@@ -310,6 +370,9 @@ def _percent(ctx: EvaluatorContext, template: str, right: ast.expr, depth: int) 
         out.append(template[pos : match.start()])
         pos = match.end()
         conversion = match.group(2)
+        flags_width_precision = match.group(0)[1:-1]
+        if match.group(1) is not None:
+            flags_width_precision = flags_width_precision.split(")", 1)[1]
         if conversion == "%":
             out.append("%")
             continue
@@ -319,7 +382,7 @@ def _percent(ctx: EvaluatorContext, template: str, right: ast.expr, depth: int) 
         if text is not None and conversion in "sr":
             out.append(text)
         else:
-            out.append(Hole(arg, conversion))
+            out.append(Hole(arg, re.sub(r"[hlL]", "", flags_width_precision) + conversion))
     out.append(template[pos:])
     return out
 

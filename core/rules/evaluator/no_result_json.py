@@ -72,7 +72,7 @@ def writer_fix(ctx: EvaluatorContext) -> Fix | None:
     indent = ctx.indent_of(stmt)
     if indent is None:
         return None
-    json_name, import_edits = ctx.ensure_import("json")
+    json_name, import_edits = ctx.ensure_import("json", stmt)
     lines = writer_lines(ctx, json_name, indent)
     if lines is None:
         return None

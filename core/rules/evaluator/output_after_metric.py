@@ -27,8 +27,9 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 
-from core.diagnostics import Diagnostic, Severity
+from core.diagnostics import Diagnostic, Related, Severity
 from core.rules.evaluator.context import EvaluatorContext, keyword, walk_no_nested
 from core.rules.evaluator.flow import Step, exclusive
 from core.rules.evaluator.metric import flow_of, metric_of, render_output, stream_name
@@ -45,25 +46,28 @@ SUBPROCESS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_c
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     info = metric_of(ctx)
     rule = sys.modules[__name__]
-    if info is not None and info.rendered.stream == "stdout" and not info.step.in_loop:
-        stdout_logging = _logs_to_stdout(ctx)
-        seen: set[int] = set()
-        for step in flow_of(ctx).steps[info.step.order + 1 :]:
-            if (
-                not step.normal
-                or exclusive(info.step, step)
-                or id(step.call) in seen
-                or step.call is info.call
-            ):
-                continue
-            what = _writes_stdout(ctx, step, stdout_logging)
-            if what:
-                seen.add(id(step.call))
-                yield ctx.diagnostic(
-                    rule, step.call, f"{what} after the metric line, so it is no longer the last line"
-                )
     if info is None or info.rendered.stream != "stdout":
         return
+    metric = Related(ctx.relpath, ctx.range_of(info.call), "the metric line is printed here")
+    if info.step.in_loop:
+        yield replace(
+            ctx.diagnostic(
+                rule,
+                info.call,
+                "the metric line is printed inside a loop: every later pass prints after the first line",
+            ),
+            related=(metric,),
+        )
+    stdout_logging = _logs_to_stdout(ctx)
+    seen: set[int] = {id(info.call)}
+    for step in flow_of(ctx).steps[info.step.order + 1 :]:
+        if not step.normal or exclusive(info.step, step) or id(step.call) in seen:
+            continue
+        what = _writes_stdout(ctx, step, stdout_logging)
+        if what:
+            seen.add(id(step.call))
+            message = f"{what} after the metric line, so it is no longer the last line"
+            yield replace(ctx.diagnostic(rule, step.call, message), related=(metric,))
     for call, _name in ctx.calls_to({"atexit.register"}):
         if call.args and _target_prints(ctx, call.args[0]):
             yield ctx.diagnostic(rule, call, "an `atexit` hook prints to stdout after the metric line")

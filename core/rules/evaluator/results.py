@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from core.brief import same_metric
 from core.rules.evaluator.context import EvaluatorContext, has_star_kwargs
-from core.rules.evaluator.metric import MetricInfo, metric_of
+from core.rules.evaluator.metric import MetricInfo, expected_metric, metric_of, metric_rank
 from core.rules.evaluator.paths import Write, is_result_json, result_json_path, writes
 from core.rules.evaluator.scopes import Binding
 
@@ -129,30 +130,96 @@ def metric_line_expr(ctx: EvaluatorContext, info: MetricInfo) -> str | None:
     return '" ".join(str(_v) for _v in (' + ", ".join(ctx.source_of(a) for a in args) + "))"
 
 
-def score_expr(line_var: str, info: MetricInfo) -> str:
-    percent = any(isinstance(s, str) and "%" in s for s in info.shape.value) or any(
-        not isinstance(s, str) and s.spec.endswith("%") for s in info.shape.value
-    )
-    if percent:
-        return f'float({line_var}.split(":", 1)[1].strip().rstrip("%")) / 100'
-    return f'float({line_var}.split(":", 1)[1])'
+# What a writer may evaluate a second time: names, attributes, constants, arithmetic, a few pure builtins.
+_PURE_NODES = (
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Constant,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.JoinedStr,
+    ast.FormattedValue,
+    ast.Tuple,
+    ast.Slice,
+    ast.Load,
+    ast.operator,
+    ast.unaryop,
+)
+_PURE_CALLS = frozenset({"float", "int", "round", "abs", "len", "str", "min", "max", "sum"})
+
+
+def is_pure(ctx: EvaluatorContext, expr: ast.AST) -> bool:
+    """Evaluating `expr` again has no effect and costs nothing (a writer may repeat it)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            if ctx.call_name(node) not in _PURE_CALLS or node.keywords:
+                return False
+        elif (isinstance(node, ast.Name) and node.id.startswith("_metric")) or not isinstance(
+            node, (*_PURE_NODES, ast.Call)
+        ):
+            return False
+    return True
+
+
+def score_expr(ctx: EvaluatorContext, info: MetricInfo) -> str | None:
+    """Python source for the number the metric print shows, from the value it prints (not from its text)."""
+    value = info.shape.value
+    if len(value) == 1 and isinstance(value[0], str):
+        text = value[0]
+        return f"float({text[:-1]!r}) / 100" if text.endswith("%") else f"float({text!r})"
+    hole = info.shape.value_hole
+    if hole is None or hole.expr is None or not is_pure(ctx, hole.expr):
+        return None
+    percent_sign = len(value) == 2 and value[1] == "%"
+    expr = ctx.source_of(hole.expr)
+    spec = hole.spec
+    kind = spec[-1:]
+    if kind in ("d", "i", "u"):
+        number = f"float(int({expr}))"
+    elif kind in ("", "s", "r") and spec[:-1].strip(" 0123456789") == "":
+        number = f"float({expr})"
+    elif kind in "eEfFgGn%":
+        text = f"format({expr}, {spec!r})"
+        number = f"float({text}[:-1]) / 100" if kind == "%" else f"float({text})"
+    else:
+        return None
+    return f"{number} / 100" if percent_sign else number
+
+
+def identified(ctx: EvaluatorContext, info: MetricInfo) -> bool:
+    """The metric print is known to be the metric: the configured or brief's name, or a known metric name."""
+    name = info.shape.name
+    if not name:
+        return False
+    expected = expected_metric(ctx)
+    if expected is not None:
+        return same_metric(name, expected)
+    return metric_rank(name) == 2
 
 
 def writer_lines(ctx: EvaluatorContext, json_name: str, indent: str) -> str | None:
-    """Lines that write result.json from the metric line, inserted right before the metric print."""
+    """Lines that write result.json with the value the metric print shows, inserted right before that print;
+    None unless the metric is identified and printed once on the normal path (not in a loop)."""
     info = metric_of(ctx)
-    if info is None or info.shape.manifest:
+    if info is None or info.shape.manifest or info.step.in_loop or info.step.in_finally:
+        return None
+    if not identified(ctx, info) or not info.shape.value_ok:
         return None
     line = metric_line_expr(ctx, info)
-    if line is None:
+    score = score_expr(ctx, info)
+    if line is None or score is None or not all(is_pure(ctx, a) for a in info.call.args):
         return None
     path = result_json_path(ctx)
-    payload = (
-        f'{{"evaluation_script_path": {ctx.relpath!r}, "evaluation_output": _metric_line, '
-        f'"score": {score_expr("_metric_line", info)}}}'
-    )
+    inner = indent + " " * 12
     return (
-        f"{indent}_metric_line = {line}\n"
         f'{indent}with open({path!r}, "w", encoding="utf-8") as _result_file:\n'
-        f"{indent}    {json_name}.dump({payload}, _result_file)\n"
+        f"{indent}    {json_name}.dump(\n"
+        f"{indent}        {{\n"
+        f'{inner}"evaluation_script_path": {ctx.relpath!r},\n'
+        f'{inner}"evaluation_output": {line},\n'
+        f'{inner}"score": {score},\n'
+        f"{indent}        }},\n"
+        f"{indent}        _result_file,\n"
+        f"{indent}    )\n"
     )
