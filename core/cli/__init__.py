@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "core.cli.campaign_cmd",
     "core.cli.judge_cmd",
     "core.cli.init_cmd",
+    "core.cli.report_cmd",
 )
 
 # Top-level command name -> the module whose `register` adds it (a test keeps this complete).
@@ -36,6 +37,7 @@ COMMANDS = {
     "demo": "core.cli.campaign_cmd",
     "judge": "core.cli.judge_cmd",
     "init": "core.cli.init_cmd",
+    "report": "core.cli.report_cmd",
 }
 
 

@@ -257,7 +257,8 @@ def trend_chart(points: Sequence[TrendPoint], current: str, layout: Layout) -> s
     if not shown:
         return ""
     values = [p.score for p in shown if p.score is not None]
-    ticks = nice_ticks(min(values), max(values), 4)
+    pad = (max(values) - min(values)) * 0.06
+    ticks = nice_ticks(min(values) - pad, max(values) + pad, 4)
     top, bottom, left, right = 34, 150, 52, layout.width - 14
     n = len(shown)
     gap = (right - left) / n
