@@ -33,6 +33,15 @@ def command_of(event: Event) -> str | None:
     return words[1] if len(words) > 1 else ""
 
 
+def _reply(event: Event, ctx: JobContext, repo: str, number: int, body: str) -> None:
+    """Answer a command once: the hidden marker names the delivery, so a job re-run after a crash between
+    posting and recording finds its earlier reply instead of posting a second one."""
+    marker = text.REPLY_MARKER.format(delivery=event.delivery_id)
+    if ctx.attempt > 1 and ctx.gh.find_comment(repo, number, marker) is not None:
+        return
+    ctx.gh.create_comment(repo, number, f"{marker}\n{body}")
+
+
 def _is_pr_command(event: Event) -> bool:
     issue = event.payload.get("issue")
     return (
@@ -61,24 +70,24 @@ def on_command(event: Event, ctx: JobContext) -> None:
     comment = event.payload["comment"]
     shown = hygiene.inline(f"/proctor {command}".strip(), 100)
     if comment.get("author_association") not in text.TRUSTED_ASSOCIATIONS:
-        ctx.gh.create_comment(repo, number, text.REPLY_NOT_ALLOWED.format(command=shown))
+        _reply(event, ctx, repo, number, text.REPLY_NOT_ALLOWED.format(command=shown))
         return
     if command not in text.COMMANDS:
-        ctx.gh.create_comment(repo, number, text.REPLY_UNKNOWN.format(command=shown))
+        _reply(event, ctx, repo, number, text.REPLY_UNKNOWN.format(command=shown))
         return
     if command in ("campaign", "deliver"):
-        ctx.gh.create_comment(repo, number, text.REPLY_NOT_YET.format(command=shown))
+        _reply(event, ctx, repo, number, text.REPLY_NOT_YET.format(command=shown))
         return
     pr = ctx.gh.get_pull(repo, number)
     login = str((comment.get("user") or {}).get("login", ""))
     if command == "run":
         ctx.store.approve(repo, number, pr.head_sha, login)
-    elif not _accept_evaluator(pr, ctx, login):
+    elif not _accept_evaluator(event, pr, ctx, login):
         return
     score_pull_request(pr, ctx, rerun=True)
 
 
-def _accept_evaluator(pr: PullRequestRef, ctx: JobContext, login: str) -> bool:
+def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: str) -> bool:
     """Register the PR head's suite as a new version (provenance `provided`, reason naming the PR)."""
     from core.campaign.single import prepare_baseline
     from core.integrity.materialize import materialize
@@ -98,16 +107,17 @@ def _accept_evaluator(pr: PullRequestRef, ctx: JobContext, login: str) -> bool:
         reason = f"accepted in pull request #{pr.number} of {pr.repo} by {login or 'a maintainer'}"
         entry = registry.accept(ctx.data_dir, pr.repo, base.directory / suite, head_dir / suite, reason)
     except ProctorError as exc:
-        ctx.gh.create_comment(
-            pr.repo, pr.number, f"Could not accept the evaluation suite: {hygiene.inline(str(exc))}"
+        _reply(
+            event,
+            ctx,
+            pr.repo,
+            pr.number,
+            f"Could not accept the evaluation suite: {hygiene.inline(str(exc))}",
         )
         return False
     finally:
         shutil.rmtree(work, ignore_errors=True)
     ctx.store.accept_suite(pr.repo, pr.number, entry.evaluator_id, entry.version)
-    ctx.gh.create_comment(
-        pr.repo,
-        pr.number,
-        text.REPLY_ACCEPTED.format(version=entry.version, evaluator_id=entry.evaluator_id[:12]),
-    )
+    accepted = text.REPLY_ACCEPTED.format(version=entry.version, evaluator_id=entry.evaluator_id[:12])
+    _reply(event, ctx, pr.repo, pr.number, accepted)
     return True

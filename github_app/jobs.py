@@ -30,6 +30,7 @@ class JobContext:
     data_dir: Path
     job_id: int
     public_url: str = ""
+    attempt: int = 1
 
 
 PortFactory = Callable[[int], GitHubPort]
@@ -72,7 +73,9 @@ class JobRunner:
             self.store.finish(job.id, JOB_DONE, "no installation in the payload")
             return
         try:
-            ctx = JobContext(self.ports(installation), self.store, self.data_dir, job.id, self.public_url)
+            ctx = JobContext(
+                self.ports(installation), self.store, self.data_dir, job.id, self.public_url, job.attempts
+            )
             self.router.dispatch(event, ctx)
         except Exception as exc:  # any failure is this job's, retried later; the worker goes on
             self._failed(job.id, job.attempts, f"{type(exc).__name__}: {exc}")

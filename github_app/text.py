@@ -4,6 +4,7 @@ from __future__ import annotations
 
 CHECK_NAME = "Proctor"
 COMMENT_MARKER = "<!-- proctor:pr -->"
+REPLY_MARKER = "<!-- proctor:reply:{delivery} -->"
 COMMANDS = ("run", "accept-evaluator", "campaign", "deliver")
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
