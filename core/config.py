@@ -97,6 +97,15 @@ class Config(_Section):
     fast_budget_s: float = Field(60, gt=0, description="The contract's 'well under a minute'.")
     determinism_tolerance: float = Field(0.0, ge=0, description="Allowed |difference| between repeated runs.")
     protected_paths: list[str] = Field(default_factory=list)
+    holdout_dir: str = Field(
+        "",
+        description="Hold-out data outside the workspace, bound read-only into the evaluator's sandbox only.",
+    )
+    candidate_reads: list[str] = Field(
+        default_factory=list, description="Protected files the candidate may read (read-only) in its sandbox."
+    )
+    candidate_network: bool = Field(False, description="Network for the candidate's sandbox.")
+    evaluator_network: bool = Field(False, description="Network for the evaluator's sandbox.")
     campaign: CampaignConfig = Field(default_factory=CampaignConfig)
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
     github: GithubConfig = Field(default_factory=GithubConfig)

@@ -17,6 +17,7 @@ pool (each worker probes once) or from threads.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import selectors
 import shlex
@@ -26,15 +27,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import RunnerError
+from core.run.isolation import Isolation, RunLayout
+from core.run.session import RunSession
 from core.sandbox import (
+    Interpreter,
     SandboxChoice,
     SandboxLevel,
+    bytecode_mirror,
     choose_sandbox,
+    proctor_interpreter,
     reset_probe_cache,
     rlimits_preexec,
     sandbox_argv,
@@ -43,6 +49,8 @@ from core.sandbox import (
 
 __all__ = [
     "OUTPUT_CAP_BYTES",
+    "Interpreter",
+    "Isolation",
     "RunResult",
     "SandboxChoice",
     "SandboxLevel",
@@ -75,6 +83,9 @@ class RunResult:
     sandbox: SandboxChoice
     stdout_valid_utf8: bool = True
     """False when stdout held bytes that are not UTF-8 (`stdout` shows them as U+FFFD)."""
+    not_isolated: str | None = None
+    """With an `isolation` asked for: "" when every candidate process ran in its own sandbox, else why not."""
+    candidate_launches: int = 0
 
     @property
     def ok(self) -> bool:
@@ -114,8 +125,10 @@ def last_line(text: str, limit: int = 200) -> str:
 # --------------------------------------------------------------------------------------------- running
 
 
-def build_argv(command: str, extra_args: Sequence[str] = ()) -> list[str]:
-    """Split `command` with shlex; a leading python/python3 becomes Proctor's own interpreter."""
+def build_argv(
+    command: str, extra_args: Sequence[str] = (), interpreter: Interpreter | None = None
+) -> list[str]:
+    """Split `command` with shlex; a leading python/python3 becomes the evaluator's interpreter."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -123,7 +136,7 @@ def build_argv(command: str, extra_args: Sequence[str] = ()) -> list[str]:
     if not argv:
         raise RunnerError("the evaluator command is empty: set `command` in proctor.toml")
     if argv[0] in _PYTHON_NAMES:
-        argv[0] = sys.executable
+        argv[0] = (interpreter or proctor_interpreter()).executable
     return [*argv, *extra_args]
 
 
@@ -265,11 +278,15 @@ def run_evaluator(
     extra_args: Sequence[str] = (),
     extra_env: Mapping[str, str] | None = None,
     memory_limit_mb: int | None = None,
+    isolation: Isolation | None = None,
+    interpreter: Interpreter | None = None,
 ) -> RunResult:
     """Run `command` (plus `extra_args`) in `cwd` under the sandbox; never raises for what the command does.
 
-    RunnerError only when it cannot start at all (bad command, missing program, missing cwd, sandbox
-    unavailable). A timeout, a crash or a non-zero exit is a RunResult saying so.
+    With `isolation` (verify, campaigns) the run gets both sandboxes of SPEC §4.5: the evaluator's, and one
+    fresh candidate sandbox per run of the entry point. RunnerError only when it cannot start at all (bad
+    command, missing program, missing cwd, sandbox unavailable). A timeout, a crash or a non-zero exit is
+    a RunResult saying so.
     """
     if timeout_s <= 0:
         raise RunnerError(f"timeout_s must be positive, got {timeout_s!r}")
@@ -277,47 +294,83 @@ def run_evaluator(
     cwd = Path(cwd)
     if not cwd.is_dir():
         raise RunnerError(f"cannot run the evaluator: directory {str(cwd)!r} does not exist")
-    argv = build_argv(command, extra_args)
-    scratch = Path(tempfile.mkdtemp(prefix="proctor-run-"))
+    interpreter = interpreter or proctor_interpreter()
+    argv = build_argv(command, extra_args, interpreter)
+    layout = RunLayout(Path(tempfile.mkdtemp(prefix="proctor-run-")))
+    session: RunSession | None = None
     try:
-        env = scrubbed_env(extra_env, scratch=scratch)
+        env = scrubbed_env(extra_env, scratch=layout.scratch, pycache=layout.pycache)
         argv[0] = _resolve_program(argv[0], cwd, env["PATH"])
-        full = sandbox_argv(choice, argv, cwd=cwd, scratch=scratch)
-        started = time.monotonic()
-        try:
-            proc = subprocess.Popen(
-                full,
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                preexec_fn=rlimits_preexec(timeout_s, memory_limit_mb),  # only setrlimit calls: fork-safe
-                close_fds=True,
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            raise RunnerError(f"cannot start the evaluator {argv[0]!r}: {exc}") from None
-        try:
-            out, err, timed_out, duration = _collect(proc, started + timeout_s, started)
-        finally:
-            _kill_group(proc.pid)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=5)
-            for stream in (proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
-        return RunResult(
-            argv=tuple(argv),
-            returncode=None if timed_out else proc.returncode,
-            stdout=out.text(),
-            stderr=err.text(),
-            timed_out=timed_out,
-            duration_s=duration,
-            stdout_truncated=out.truncated,
-            stderr_truncated=err.truncated,
-            sandbox=choice,
-            stdout_valid_utf8=out.valid_utf8(),
+        preexec = rlimits_preexec(timeout_s, memory_limit_mb)  # only setrlimit calls: fork-safe
+        session = RunSession.open(
+            layout,
+            cwd,
+            choice,
+            isolation,
+            interpreter,
+            deadline=time.monotonic() + timeout_s,
+            preexec=preexec,
+            mirror=bytecode_mirror(),
+        )
+        env.update(session.env)
+        full = sandbox_argv(
+            choice, argv, cwd=cwd, scratch=layout.scratch, plan=session.plan, interpreter=interpreter
+        )
+        result = _launch(full, argv, cwd, env, timeout_s, preexec, choice)
+        launches = session.service.launches if session.service is not None else 0
+        why = session.finish()
+        session = None
+        return dataclasses.replace(
+            result, not_isolated=None if isolation is None else why, candidate_launches=launches
         )
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if session is not None:
+            session.finish()
+        shutil.rmtree(layout.root, ignore_errors=True)
+
+
+def _launch(
+    full: list[str],
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    timeout_s: float,
+    preexec: Callable[[], None],
+    choice: SandboxChoice,
+) -> RunResult:
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            full,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=preexec,
+            close_fds=True,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RunnerError(f"cannot start the evaluator {argv[0]!r}: {exc}") from None
+    try:
+        out, err, timed_out, duration = _collect(proc, started + timeout_s, started)
+    finally:
+        _kill_group(proc.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    return RunResult(
+        argv=tuple(argv),
+        returncode=None if timed_out else proc.returncode,
+        stdout=out.text(),
+        stderr=err.text(),
+        timed_out=timed_out,
+        duration_s=duration,
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        sandbox=choice,
+        stdout_valid_utf8=out.valid_utf8(),
+    )

@@ -38,13 +38,18 @@ from pathlib import Path
 from typing import Literal
 
 from core.errors import RunnerError
+from core.run.mounts import Mount, MountPlan, namespace_argv
 
 __all__ = [
     "READ_ONLY_REASON",
+    "Interpreter",
     "SandboxChoice",
     "SandboxLevel",
+    "bytecode_mirror",
     "choose_sandbox",
+    "interpreter_mounts",
     "namespace_prefix",
+    "proctor_interpreter",
     "rlimits_preexec",
     "sandbox_argv",
     "scrubbed_env",
@@ -136,14 +141,24 @@ def reset_probe_cache() -> None:
         _probe_cache.clear()
 
 
+BACKEND_ENV = "PROCTOR_SANDBOX_BACKEND"
+"""Set to `bwrap` or `unshare` to probe only that mechanism (CI runs the sandbox tests under both)."""
+_VARIANTS = (("bwrap", True), ("unshare", True), ("unshare", False))
+
+
 def _probe_uncached() -> SandboxChoice | str:
-    """Try each variant for real, strongest first; the first that passes _probe_variant wins."""
+    """Try each variant for real, strongest first (only `$PROCTOR_SANDBOX_BACKEND`'s when set); the first
+    that passes _probe_variant wins."""
     try:
         ours = os.readlink("/proc/self/ns/net")
     except OSError as exc:
         return f"cannot read /proc/self/ns/net: {exc.strerror}"
     failures: dict[str, str] = {}
-    for mechanism, read_only in (("bwrap", True), ("unshare", True), ("unshare", False)):
+    forced = os.environ.get(BACKEND_ENV, "").strip()
+    variants = [v for v in _VARIANTS if not forced or v[0] == forced]
+    if not variants:
+        return f"{BACKEND_ENV}={forced!r} names no sandbox mechanism (expected bwrap or unshare)"
+    for mechanism, read_only in variants:
         if shutil.which(mechanism) is None:
             failures[mechanism] = "not installed"
             continue
@@ -236,196 +251,73 @@ def namespace_prefix(mechanism: str, program: str) -> list[str]:
     raise RunnerError(f"unknown sandbox mechanism {mechanism!r}: expected unshare or bwrap")
 
 
-def sandbox_argv(choice: SandboxChoice, argv: Sequence[str], *, cwd: Path, scratch: Path) -> list[str]:
-    """The full argv that runs `argv` under `choice`, with `cwd` and `scratch` the only writable paths.
+def sandbox_argv(
+    choice: SandboxChoice,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    scratch: Path,
+    plan: MountPlan | None = None,
+    interpreter: Interpreter | None = None,
+) -> list[str]:
+    """The full argv that runs `argv` under `choice`: under `plan` when given, else with `cwd` and
+    `scratch` the only writable paths (a plain run: the probe, a generator, an evaluator without isolation).
 
-    Binds are listed parents first, so a cwd or scratch under /tmp lands on top of the private /tmp, not
-    under it. The interpreter's own prefix stays read-only even when it lies inside cwd (a venv in the
-    workspace), so site-packages can never be patched for the next run.
+    The interpreter's own prefix stays read-only even when it lies inside cwd (a venv in the workspace), so
+    site-packages can never be patched for the next run.
     """
     if choice.level != "namespace":
         return list(argv)
-    program = shutil.which(choice.mechanism)
-    if program is None:
-        raise RunnerError(f"sandbox mechanism {choice.mechanism!r} is not installed")
     if not choice.read_only_fs:
+        program = shutil.which(choice.mechanism)
+        if program is None:
+            raise RunnerError(f"sandbox mechanism {choice.mechanism!r} is not installed")
         return [*namespace_prefix(choice.mechanism, program), *argv]
-    workdir = os.path.realpath(cwd)
-    writable = {workdir, os.path.realpath(scratch)}
-    read_only = set(_interpreter_paths_hidden_by(writable))
-    # Parents first: a deeper bind lands on top of a shallower one (and of the private /tmp).
-    ordered = sorted((*((p, True) for p in writable), *((p, False) for p in read_only)), key=_depth_first)
-    if choice.mechanism == "bwrap":
-        binds = [arg for path, rw in ordered for arg in ("--bind" if rw else "--ro-bind", path, path)]
-        return [
-            program,
-            *("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"),
-            # Run as root, bwrap keeps every capability (CAP_SYS_ADMIN: remount / read-write) unless told.
-            *("--cap-drop", "ALL"),
-            *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"),
-            *("--tmpfs", "/tmp"),
-            *binds,
-            *("--chdir", workdir, "--"),
-            *argv,
-        ]
-    if choice.mechanism == "unshare":
-        spec = ["--chdir", workdir]
-        spec += [arg for path, rw in ordered for arg in ("--rw" if rw else "--ro", path)]
-        return [
-            program,
-            *("--user", "--map-root-user", "--net", "--ipc", "--pid", "--fork", "--kill-child"),
-            *("--mount-proc", "--"),
-            *(sys.executable, "-I", "-S", "-B", "-c", _mount_init_source()),
-            *spec,
-            "--",
-            *argv,
-        ]
-    raise RunnerError(f"unknown sandbox mechanism {choice.mechanism!r}: expected unshare or bwrap")
+    if plan is None:
+        writable = [os.path.realpath(cwd), os.path.realpath(scratch)]
+        mounts = [Mount("rw", path) for path in writable]
+        mounts += interpreter_mounts(interpreter or proctor_interpreter(), writable)
+        plan = MountPlan(chdir=writable[0], mounts=tuple(mounts))
+    return namespace_argv(choice.mechanism, plan, argv)
 
 
 _PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
 
 
-def _depth_first(item: tuple[str, bool]) -> tuple[int, str]:
-    return item[0].rstrip(os.sep).count(os.sep), item[0]
+@dataclass(frozen=True)
+class Interpreter:
+    """The Python that runs the evaluator (and, through the stub, the candidate): the one place the sandbox
+    learns which program `python` is and which directories it needs, bound read-only wherever it runs."""
 
-
-def _interpreter_paths_hidden_by(writable: set[str]) -> list[str]:
-    """The interpreter's prefixes and import dirs that a writable bind or a private /tmp would cover.
-
-    They are bound back read-only: a venv inside the workspace stays unpatchable, and a venv under /tmp
-    (a CI checkout there) stays visible to the evaluator.
-    """
-    paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    paths |= {os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}
-    roots = [*writable, *_PRIVATE_MOUNTS]
-    return sorted(
-        p for p in paths if p not in writable and any(p.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
-    )
+    executable: str
+    read_only_dirs: tuple[str, ...]
 
 
 @functools.cache
-def _mount_init_source() -> str:
-    import inspect
+def proctor_interpreter() -> Interpreter:
+    """Proctor's own interpreter and its prefixes (the venv and the Python it was made from)."""
+    paths = {
+        os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    }
+    # Only the prefixes (a bind of one shows its lib/ and site-packages): sys.path may also hold the
+    # directory Proctor was started from, a workspace the candidate must not see. Outermost only.
+    outer = sorted(p for p in paths if not any(p.startswith(q + os.sep) for q in paths if q != p))
+    return Interpreter(sys.executable, tuple(outer))
 
-    try:
-        source = inspect.getsource(_mount_init)
-    except (OSError, TypeError) as exc:  # installed without .py sources
-        raise RunnerError(f"cannot read the sandbox init's source for `unshare`: {exc}") from None
-    return f"{source}\n_mount_init(__import__('sys').argv[1:])\n"
 
-
-def _mount_init(args: list[str]) -> None:  # pragma: no cover - runs inside the namespace, as its own process
-    """The init `unshare` runs: make every mount read-only, put a fresh tmpfs on /tmp and /dev/shm, bind the
-    writable paths back, drop every capability, then exec the evaluator.
-
-    Runs as `python -I -S -B -c <this source>` in the new user+mount namespace, so it must be self-contained.
-    Without the capability drop the evaluator (root in its namespace) could simply remount / read-write;
-    any namespace it creates itself copies these mounts locked. Exit 125 means the sandbox was not built.
-    """
-    import ctypes
-    import errno
-    import os
-
-    rdonly, nosuid, nodev, noexec, remount_flag, nosymfollow, bind, rec = 1, 2, 4, 8, 32, 256, 4096, 16384
-    st_nosymfollow = 8192
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-
-    def die(message: str) -> None:
-        os.write(2, f"proctor sandbox: {message}\n".encode(errors="replace"))
-        os._exit(125)
-
-    def mount(
-        source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
-    ) -> int:
-        raw = [None if s is None else os.fsencode(s) for s in (source, target, fstype, data)]
-        return 0 if libc.mount(raw[0], raw[1], raw[2], flags, raw[3]) == 0 else ctypes.get_errno()
-
-    def remount(path: str, read_only: bool) -> int:
-        # Per-mount flags inherited from the parent namespace are locked: pass them back unchanged.
-        try:
-            have = os.statvfs(path).f_flag
-        except OSError as exc:
-            return exc.errno or errno.EIO
-        keep = (have & (nosuid | nodev | noexec)) | (nosymfollow if have & st_nosymfollow else 0)
-        return mount(None, path, None, remount_flag | bind | keep | (rdonly if read_only else 0))
-
-    def mount_points() -> list[str]:
-        with open("/proc/self/mountinfo", "rb") as handle:
-            raw = [line.split()[4] for line in handle]
-        # mountinfo escapes space, tab, newline and backslash as \ooo octal.
-        return list(dict.fromkeys(os.fsdecode(p.decode("unicode_escape").encode("latin-1")) for p in raw))
-
-    def under(path: str, roots: list[str]) -> bool:
-        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
-
-    split = args.index("--")
-    options, argv = args[:split], args[split + 1 :]
-    workdir, binds = "/", []
-    for flag, value in zip(options[::2], options[1::2], strict=True):
-        if flag == "--chdir":
-            workdir = value
-        elif flag in ("--rw", "--ro"):
-            binds.append((value, flag == "--rw"))
-    writable = [path for path, rw in binds if rw]
-    read_only = [path for path, rw in binds if not rw]
-    # Held open so a path under /tmp can be bound back after the private tmpfs hides it.
-    handles = {}
-    for path, rw in binds:
-        try:
-            handles[path] = os.open(path, os.O_PATH | os.O_CLOEXEC)
-        except OSError as exc:
-            if rw:
-                die(f"cannot open {path}: {exc.strerror}")
-    for point in mount_points():
-        failed = remount(point, True)
-        # Not a mount root any more (hidden under another mount) or not reachable: nothing to protect.
-        if failed and failed not in (errno.EINVAL, errno.ENOENT, errno.EACCES):
-            die(f"cannot make {point} read-only: {os.strerror(failed)}")
-    private = [p for p in ("/tmp", "/dev/shm") if os.path.isdir(p)]
-    for point in private:
-        failed = mount("tmpfs", point, "tmpfs", nosuid | nodev, "mode=1777")
-        if failed:
-            die(f"cannot mount a private tmpfs on {point}: {os.strerror(failed)}")
-    for path, rw in binds:
-        if path not in handles:
-            continue
-        try:
-            os.makedirs(path, exist_ok=True)
-        except OSError as exc:
-            die(f"cannot create {path}: {exc.strerror}")
-        failed = mount(f"/proc/self/fd/{handles[path]}", path, None, bind | rec) or remount(path, not rw)
-        if failed:
-            die(f"cannot make {path} {'writable' if rw else 'read-only'}: {os.strerror(failed)}")
-    for point in [*mount_points(), *read_only]:
-        if under(point, writable + private) and not under(point, read_only):
-            continue
-        try:
-            still_writable = not os.statvfs(point).f_flag & rdonly
-        except OSError:
-            continue
-        if still_writable:
-            die(f"{point} is still writable")
-    with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as handle:
-        last_cap = int(handle.read())
-    for cap in range(last_cap + 1):
-        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-            die(f"cannot drop capability {cap}: {os.strerror(ctypes.get_errno())}")
-    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL (absent before Linux 4.3)
-    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
-    if libc.capset(header, (ctypes.c_uint32 * 6)()) != 0:
-        die(f"cannot drop capabilities: {os.strerror(ctypes.get_errno())}")
-    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
-        die(f"cannot set no_new_privs: {os.strerror(ctypes.get_errno())}")
-    for handle_fd in handles.values():
-        os.close(handle_fd)
-    try:
-        os.chdir(workdir)  # the inherited cwd still points at the read-only mount underneath
-        os.execvp(argv[0], argv)
-    except OSError as exc:
-        die(f"cannot start {argv[0]}: {exc.strerror}")
+def interpreter_mounts(
+    interpreter: Interpreter, writable: Sequence[str], *, all_dirs: bool = False
+) -> list[Mount]:
+    """Read-only binds of the interpreter's directories: all of them (`all_dirs`, an empty-root sandbox),
+    else only those a writable bind or the private /tmp would cover (a venv inside the workspace stays
+    unpatchable, a venv under /tmp stays visible)."""
+    roots = [*writable, *_PRIVATE_MOUNTS]
+    chosen = [
+        p
+        for p in interpreter.read_only_dirs
+        if p not in writable and (all_dirs or any(p.startswith(r.rstrip(os.sep) + os.sep) for r in roots))
+    ]
+    return [Mount("ro", p) for p in chosen]
 
 
 def _last_line(text: str) -> str:
@@ -449,15 +341,19 @@ def _default_scratch() -> Path:
         return _process_scratch[0]
 
 
-def scrubbed_env(extra: Mapping[str, str] | None = None, *, scratch: Path | None = None) -> dict[str, str]:
+def scrubbed_env(
+    extra: Mapping[str, str] | None = None, *, scratch: Path | None = None, pycache: Path | None = None
+) -> dict[str, str]:
     """The evaluator's environment, built from an allow-list (SPEC §4.3) plus `extra`.
 
     HOME and TMPDIR point into `scratch` (a temp dir; a per-process one when not given) so nothing is read
-    from or written to the real home. PATH starts with the directory of Proctor's interpreter so a nested
+    from or written to the real home; the bytecode prefix is `pycache` (default: inside `scratch`), which
+    an isolated run keeps outside the scratch dir it shares with the candidate, read-only. PATH starts with the directory of Proctor's interpreter so a nested
     `python` is the same one. Of the PYTHON* variables only the four that make runs hermetic are set.
     """
     base = scratch if scratch is not None else _default_scratch()
-    home, tmp, pycache = base / "home", base / "tmp", base / "pycache"
+    home, tmp = base / "home", base / "tmp"
+    pycache = pycache if pycache is not None else base / "pycache"
     for directory in (home, tmp):
         directory.mkdir(parents=True, exist_ok=True)
     _prepare_pycache(pycache)
@@ -516,6 +412,11 @@ def _prepare_pycache(pycache: Path) -> None:
             if not link.exists():
                 with contextlib.suppress(OSError):
                     os.symlink(entry.path, link)
+
+
+def bytecode_mirror() -> Path | None:
+    """The interpreter's bytecode mirror the prefix dirs link into (None without a writable cache)."""
+    return _bytecode_mirror()
 
 
 def _interpreter_dirs() -> list[str]:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -27,6 +28,7 @@ from typing import Any, Literal
 from core.config import Config
 from core.errors import ProctorError, RunnerError, WorkspaceError
 from core.integrity.classify import SOURCE_SUFFIXES, source_suffix
+from core.run.isolation import Isolation, resolve_holdout
 from core.runner import RunResult, SandboxChoice, SandboxLevel, choose_sandbox, run_evaluator
 from core.scoreline import SCORE_LINE, Score, parse_stdout
 
@@ -49,6 +51,7 @@ CLAUSE_IDS = (
     "fails-loudly",
     "time-budget",
     "no-stray-writes",
+    "isolation",
 )
 
 REQUIRED_RESULT_KEYS = ("evaluation_script_path", "evaluation_output", "score")
@@ -141,10 +144,12 @@ class _Run:
 class _Workspace:
     """The temp copy verify runs in, with the config's paths resolved inside it."""
 
-    def __init__(self, root: Path, config: Config, choice: SandboxChoice) -> None:
+    def __init__(self, root: Path, config: Config, choice: SandboxChoice, holdout: str = "") -> None:
         self.root = root
         self.config = config
         self.choice = choice
+        self.isolation = Isolation.from_config(config, holdout)
+        self.results: list[RunResult] = []
         self.suite_rel = _relative_inside(root, config.evaluation_dir, "evaluation_dir", directory=True)
         self.suite = root / self.suite_rel
         self.result_rel = f"{self.suite_rel}/result.json"
@@ -163,9 +168,11 @@ class _Workspace:
                 timeout_s=self.config.timeout_s,
                 sandbox=self.choice,
                 extra_args=extra_args,
+                isolation=self.isolation,
             )
         except RunnerError as exc:
             return _Run(None, str(exc))
+        self.results.append(result)
         return _Run(result)
 
 
@@ -183,13 +190,14 @@ def verify_workspace(
     suite_rel = _relative_inside(workspace, config.evaluation_dir, "evaluation_dir", directory=True)
     if config.entry_point.strip():
         _relative_inside(workspace, config.entry_point.strip(), "entry_point")
+    holdout = resolve_holdout(config.holdout_dir, workspace)
     stale = workspace / suite_rel / "result.json"
     if stale.is_file() or stale.is_symlink():
         return _refused(workspace, config, choice, f"{suite_rel}/result.json", started)
     with tempfile.TemporaryDirectory(prefix="proctor-verify-") as scratch:
         copy = Path(scratch) / (workspace.resolve().name or "workspace")
         _copy_workspace(workspace, copy)
-        clauses, metric = _verify_copy(_Workspace(copy, config, choice), runs)
+        clauses, metric = _verify_copy(_Workspace(copy, config, choice, holdout), runs)
     verdict: Literal["pass", "fail"] = "fail" if any(c.status == "fail" for c in clauses) else "pass"
     return VerifyReport(
         workspace, verdict, metric, tuple(clauses), time.monotonic() - started, choice, config.command
@@ -259,6 +267,7 @@ def _verify_copy(ws: _Workspace, runs: int) -> tuple[list[ClauseResult], Score |
         loud,
         _time_budget_clause(ws, full),
         _stray_writes_clause(ws, before, after),
+        _isolation_clause(ws),
     ]
     return clauses, first.score
 
@@ -508,7 +517,14 @@ def _stray_writes_clause(
     new_source = sorted(
         p for p in after if p not in before and p not in ignored and is_source_file(ws.suite / p)
     )
-    problems = []
+    refused = _refused_suite_writes(ws, ignored)
+    changed += sorted(p for p in refused if p in before and p not in changed)
+    new_source += sorted(p for p in refused if p not in before and source_suffix(p) in SOURCE_SUFFIXES)
+    problems = (
+        ["the suite is read-only while the evaluator runs, and a run failed writing into it"]
+        if refused
+        else []
+    )
     for label, paths in (("changed", changed), ("deleted", deleted), ("new source file", new_source)):
         if paths:
             shown = ", ".join(f"{ws.suite_rel}/{p}" for p in paths[:5]) + (" ..." if len(paths) > 5 else "")
@@ -524,6 +540,60 @@ def _stray_writes_clause(
         "pass",
         f"after {ws.runs} runs the suite's {len(before)} file(s) are byte-identical (result.json ignored{extra})",
     )
+
+
+def _isolation_clause(ws: _Workspace) -> ClauseResult:
+    """Pass when every run started the candidate only in its own sandbox (SPEC §4.5), else warn why not."""
+    reasons = [r.not_isolated for r in ws.results if r.not_isolated]
+    in_process = _in_process_findings(ws)
+    if in_process:
+        reasons.insert(0, f"the evaluator runs candidate code in its own process (EV014: {in_process})")
+    if reasons:
+        return ClauseResult("isolation", "warn", f"not isolated: {reasons[0]}")
+    if not ws.results:
+        return ClauseResult("isolation", "skip", "not checked: the evaluator could not start")
+    launches = sum(r.candidate_launches for r in ws.results)
+    if launches == 0:
+        entry = ws.config.entry_point.strip()
+        return ClauseResult(
+            "isolation",
+            "warn",
+            f"not isolated: no run started {entry} (the configured entry_point), so whatever candidate code "
+            "the evaluator ran, it ran inside the evaluator's sandbox",
+        )
+    return ClauseResult(
+        "isolation",
+        "pass",
+        f"every candidate process ran in its own sandbox ({launches} launch(es) of "
+        f"{ws.config.entry_point.strip()} via {ws.choice.mechanism})",
+    )
+
+
+def _in_process_findings(ws: _Workspace) -> str:
+    """Where EV014 finds the evaluator importing or executing candidate code ('' when nowhere)."""
+    from core.check import check_paths
+
+    try:
+        found = check_paths(workspace=ws.root, config=ws.config, select=["EV014"]).diagnostics
+    except ProctorError:
+        return ""
+    return "; ".join(f"{d.path}:{d.range.start.line + 1}" for d in found[:3])
+
+
+_READ_ONLY_WRITE = re.compile(r"Read-only file system: '([^']+)'")
+
+
+def _refused_suite_writes(ws: _Workspace, ignored: set[str]) -> list[str]:
+    """Suite paths a run tried to write (the sandbox refused: the error names them on stderr)."""
+    suite = os.path.realpath(ws.suite)
+    found = []
+    for result in ws.results:
+        for path in _READ_ONLY_WRITE.findall(result.stderr):
+            real = os.path.realpath(path) if os.path.isabs(path) else os.path.realpath(ws.root / path)
+            rel = os.path.relpath(real, suite)
+            if not rel.startswith("..") and rel not in ignored and rel not in found:
+                found.append(Path(rel).as_posix())
+    return found
 
 
 # --------------------------------------------------------------------------------------------- suite hashing

@@ -1,0 +1,7 @@
+"""Running untrusted code: the two sandboxes of one evaluator run (SPEC §4.5).
+
+`mounts` describes what a sandbox sees and turns that into a bubblewrap or `unshare` command line;
+`mount_init` is the init `unshare` runs inside the new namespaces; `isolation` builds the evaluator's
+sandbox E and the candidate's sandbox C for one run; `service` is the candidate service Proctor runs
+outside both, which starts each C; `stub` is the stdlib-only program that stands in for the entry point in E.
+"""
