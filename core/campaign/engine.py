@@ -229,6 +229,7 @@ def _prepare(
     from core.integrity.guard import refuse_stale_result
     from core.integrity.manifest import snapshot
     from core.integrity.materialize import materialize
+    from core.run.isolation import resolve_holdout
     from core.runner import choose_sandbox
 
     if stored is not None and baseline is None:
@@ -244,6 +245,7 @@ def _prepare(
         where = f"{baseline_ref}:{exc.path.relative_to(baseline_dir).as_posix()}"
         raise ConfigError(where, exc.line, exc.key, exc.problem) from None
     refuse_stale_result(baseline_dir, config)  # IN006: before anything runs
+    resolve_holdout(config.holdout_dir, root)  # a hold-out inside the workspace is refused up front
     suite = snapshot(baseline_dir / config.evaluation_dir, config)
     source = _candidate_source(
         stored, config, baseline_commit, candidates, generator, iterations, prompt or _PromptArgs(), root

@@ -78,6 +78,8 @@ class CandidateRecord:
     per_item_scores: tuple[float, ...] | None = None
     external: ExternalOutcome | None = None
     sandbox: str = ""
+    not_isolated: str = ""
+    """Why the candidate's code did not run only in its own sandbox (SPEC §4.5); "" when it did or never ran."""
 
     @property
     def finding_codes(self) -> tuple[str, ...]:
@@ -103,6 +105,7 @@ class CandidateRecord:
             "per_item_scores": list(self.per_item_scores) if self.per_item_scores is not None else None,
             "external": self.external.to_json() if self.external is not None else None,
             "sandbox": self.sandbox,
+            "not_isolated": self.not_isolated,
         }
 
     @classmethod
@@ -129,6 +132,7 @@ class CandidateRecord:
             per_item_scores=tuple(float(x) for x in items) if items is not None else None,
             external=ExternalOutcome.from_json(external) if external is not None else None,
             sandbox=str(data.get("sandbox", "")),
+            not_isolated=str(data.get("not_isolated", "")),
         )
 
 
@@ -168,6 +172,12 @@ class CampaignResult:
     @property
     def candidates(self) -> tuple[CandidateRecord, ...]:
         return tuple(row.record for row in self.rows)
+
+    @property
+    def not_isolated(self) -> tuple[str, ...]:
+        """Every distinct reason some measured code (baseline or candidate) shared the evaluator's sandbox."""
+        reasons = [r.not_isolated for r in (self.baseline, *self.candidates) if r.not_isolated]
+        return tuple(dict.fromkeys(reasons))
 
     def count(self, status: Status) -> int:
         return sum(1 for row in self.rows if row.record.status == status)
@@ -217,6 +227,7 @@ class CampaignResult:
             "rejected_candidates": self.rejected_candidates,
             "failed_candidates": self.failed_candidates,
             "delivered_branch": self.delivered_branch,
+            "isolation": {"isolated": not self.not_isolated, "not_isolated": list(self.not_isolated)},
             "noise": self.noise.to_json(),
             "within_noise": _noisy_json(self.within_noise),
         }
@@ -250,6 +261,7 @@ def _candidate_json(row: ScoredRow) -> dict[str, Any]:
         "duration_s": round(record.duration_s, 3),
         "external_metrics": dict(external.metrics) if external is not None else {},
         "external_evaluation_error": external.error if external is not None and external.error else None,
+        "not_isolated": record.not_isolated or None,
     }
 
 

@@ -87,6 +87,7 @@ def _record(job: MeasureJob, status: Status, started: float, **fields: Any) -> C
 def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
     from core.integrity.guard import guard_refs, rehash_findings
     from core.integrity.materialize import materialize, overlay_trusted_suite
+    from core.run.isolation import Isolation, resolve_holdout
     from core.runner import run_evaluator
 
     config = job.config
@@ -104,12 +105,14 @@ def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
         timeout_s=config.timeout_s,
         sandbox=job.sandbox,
         extra_env=dict(job.extra_env) or None,
+        isolation=Isolation.from_config(config, resolve_holdout(config.holdout_dir, job.repo)),
     )
     suite_dir = dest / config.evaluation_dir
     during = tuple(
         FindingRecord.from_finding(f) for f in rehash_findings(job.suite_snapshot, suite_dir, config)
     )
-    outputs = {"stdout_tail": tail(run.stdout), "stderr_tail": tail(run.stderr)}
+    outputs: dict[str, Any] = {"stdout_tail": tail(run.stdout), "stderr_tail": tail(run.stderr)}
+    outputs["not_isolated"] = not_isolated_reason(run)
     if any(f.severity == "reject" for f in during):
         codes = ", ".join(sorted({f.code for f in during}))
         return _record(
@@ -139,6 +142,15 @@ def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
         per_item_scores=_read_per_item(suite_dir / "result.json"),
         **outputs,
     )
+
+
+def not_isolated_reason(run: RunResult) -> str:
+    """Why this run's candidate code did not (provably) run only in its own sandbox ('' when it did)."""
+    if run.not_isolated:
+        return run.not_isolated
+    if run.not_isolated is not None and run.ok and run.candidate_launches == 0:
+        return "the evaluator never ran the entry point, so any candidate code it ran shared its sandbox"
+    return ""
 
 
 def classify_failure(run: RunResult) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from core.campaign.model import CampaignResult
 from core.campaign.scoreboard import (
@@ -39,6 +40,8 @@ def render_text(result: CampaignResult, *, width: int = 120, color: bool = False
     console = Console(file=buffer, width=width, force_terminal=color, no_color=not color, highlight=False)
     ev = result.evaluator
     version = f"v{ev.version}" if ev.version else "unregistered"
+    if result.not_isolated:
+        console.print(Text.assemble(("NOT ISOLATED", "bold red"), f": {'; '.join(result.not_isolated)}"))
     console.print(
         f"Campaign {result.campaign_id}: {result.metric_name} ({result.direction}), evaluator {version} "
         f"{ev.evaluator_id[:12]} ({ev.provenance}), sandbox {result.sandbox}"

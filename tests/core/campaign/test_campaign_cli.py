@@ -25,6 +25,7 @@ SCHEMA_KEYS = {
     "delivered_branch",
     "noise",
     "within_noise",
+    "isolation",
 }
 CANDIDATE_KEYS = {
     "ref",
@@ -37,6 +38,7 @@ CANDIDATE_KEYS = {
     "duration_s",
     "external_metrics",
     "external_evaluation_error",
+    "not_isolated",
 }
 
 
