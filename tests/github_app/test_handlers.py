@@ -1,0 +1,111 @@
+"""Handlers dispatched through the router to a recording FakeGH; git reads a local repository directly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from github_app.handlers import router
+from github_app.jobs import JobContext
+from github_app.store import NewJob, Store
+from github_app.webhook import Event
+from tests.core.campaign.conftest import Workspace, build_workspace, predict
+from tests.github_app.conftest import REPO, example
+from tests.github_app.fake_gh import FakeGH
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return build_workspace(tmp_path / "repo")
+
+
+def pr_event(ws: Workspace, head: str, number: int = 3, delivery: str = "d") -> Event:
+    from tests.core.campaign.conftest import git
+
+    payload: dict[str, Any] = example("pull_request.opened")
+    payload["repository"]["full_name"] = REPO
+    payload["repository"]["clone_url"] = str(ws.root)
+    pull = payload["pull_request"]
+    pull["number"], pull["state"] = number, "open"
+    pull["head"]["sha"] = git(ws.root, "rev-parse", head).strip()
+    pull["base"]["sha"] = git(ws.root, "rev-parse", "main").strip()
+    pull["head"]["repo"] = payload["repository"]
+    return Event("pull_request", delivery, payload)
+
+
+def run(event: Event, tmp_path: Path, gh: FakeGH, store: Store | None = None) -> Store:
+    store = store or Store(f"sqlite:///{tmp_path / 'state.sqlite3'}")
+    fields = router.job_for(event)
+    assert isinstance(fields, NewJob)
+    job_id = store.record_delivery(event.delivery_id, event.name, event.action or "", b"{}", fields)
+    assert job_id
+    router.dispatch(event, JobContext(gh, store, tmp_path / "data", job_id))
+    return store
+
+
+def test_opened_pr_queues_then_completes_a_check_and_comments(ws: Workspace, tmp_path: Path) -> None:
+    ws.branch("better", {"solution/predict.py": predict("0.9")})
+    gh = FakeGH()
+    run(pr_event(ws, "better"), tmp_path, gh)
+    kinds = [w[0] for w in gh.writes]
+    assert gh.writes[0][:2] == ("create_check_run", REPO) and gh.writes[0][3] == "queued"
+    assert kinds == ["create_check_run", "update_check_run", "update_check_run", "create_comment"]
+    assert gh.patches[0]["status"] == "in_progress"
+    assert gh.patches[-1]["conclusion"] == "success"
+    assert gh.patches[-1]["title"].startswith("score 0.9000 (+0.4000 ± ")
+
+
+def test_more_than_50_annotations_go_in_batches(ws: Workspace, tmp_path: Path) -> None:
+    planted = {f"kapso_evaluation/extra_{i:02d}.py": "x = 1\n" for i in range(73)}
+    ws.branch("planted", planted)
+    gh = FakeGH()
+    run(pr_event(ws, "planted"), tmp_path, gh)
+    final = [p for p in gh.patches if p["status"] != "in_progress"]
+    assert [len(p["annotations"]) for p in final] == [50, 23]
+    assert final[0]["conclusion"] is None and final[-1]["conclusion"] == "failure"
+    assert (
+        final[-1]["title"].startswith("rejected: IN005 kapso_evaluation/extra_00.py")
+        and "+72 more" in final[-1]["title"]
+    )
+
+
+def test_candidate_text_is_escaped_and_cannot_mention(ws: Workspace, tmp_path: Path) -> None:
+    ws.branch("loud", {"solution/predict.py": predict("@octocat #12 <b>x</b>")})
+    gh = FakeGH()
+    run(pr_event(ws, "loud"), tmp_path, gh)
+    title = gh.patches[-1]["title"]
+    assert title.startswith("failed: ") and "@octocat" not in title and "#12" not in title
+    (body,) = gh.comments.values()
+    outside_fences = body.split("```")[0::2]
+    assert all("<b>" not in part and "@octocat" not in part for part in outside_fences)
+
+
+def test_same_work_is_never_done_twice(ws: Workspace, tmp_path: Path) -> None:
+    ws.branch("twice", {"solution/predict.py": predict("0.6")})
+    gh = FakeGH()
+    store = run(pr_event(ws, "twice", delivery="one"), tmp_path, gh)
+    writes = len(gh.writes)
+    run(pr_event(ws, "twice", delivery="two"), tmp_path, gh, store)
+    assert len(gh.writes) == writes
+
+
+def test_comment_from_a_stranger_gets_a_polite_reply(tmp_path: Path) -> None:
+    payload: dict[str, Any] = example("issue_comment.created")
+    payload["issue"]["pull_request"] = {"url": "x"}
+    payload["comment"]["body"] = "/proctor run please"
+    payload["comment"]["author_association"] = "NONE"
+    gh = FakeGH()
+    run(Event("issue_comment", "c-1", payload), tmp_path, gh)
+    assert [w[0] for w in gh.writes] == ["create_comment"]
+    assert "nothing was run" in next(iter(gh.comments.values()))
+
+
+def test_comments_that_are_not_commands_make_no_job() -> None:
+    payload: dict[str, Any] = example("issue_comment.created")
+    payload["comment"]["body"] = "/proctor run"  # on an issue, not a pull request
+    assert router.job_for(Event("issue_comment", "c", payload)) is None
+    payload["issue"]["pull_request"] = {"url": "x"}
+    payload["comment"]["body"] = "looks good to me"
+    assert router.job_for(Event("issue_comment", "c", payload)) is None
