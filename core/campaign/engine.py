@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from core import __version__
 from core.atomic import atomic_write_json, atomic_write_text
 from core.campaign import candidates as sources
+from core.campaign.config_source import ConfigSource, describe_source
 from core.campaign.external import (
     CandidateNode,
     ExternalOutcome,
@@ -83,6 +84,7 @@ class ProgressEvent:
     record: CandidateRecord | None = None
     baseline: CandidateRecord | None = None
     message: str = ""
+    warnings: tuple[str, ...] = ()
 
 
 ProgressCallback = Callable[[ProgressEvent], None]
@@ -105,6 +107,7 @@ class _Setup:
     source: dict[str, Any]
     evaluator: IterationEvaluator | None
     policy: Literal["record", "raise"]
+    config_source: ConfigSource | None = None
 
 
 def run_campaign(
@@ -240,10 +243,12 @@ def _prepare(
     baseline_dir = work_root / "baseline"
     materialize(root, baseline_commit, baseline_dir)
     try:
-        config = load_config(baseline_dir).config
+        loaded = load_config(baseline_dir)
     except ConfigError as exc:
         where = f"{baseline_ref}:{exc.path.relative_to(baseline_dir).as_posix()}"
         raise ConfigError(where, exc.line, exc.key, exc.problem) from None
+    config = loaded.config
+    provenance = describe_source(root, baseline_ref, baseline_commit, loaded, baseline_dir)
     refuse_stale_result(baseline_dir, config)  # IN006: before anything runs
     resolve_holdout(config.holdout_dir, root)  # a hold-out inside the workspace is refused up front
     suite = snapshot(baseline_dir / config.evaluation_dir, config)
@@ -286,6 +291,7 @@ def _prepare(
         source=source,
         evaluator=evaluator,
         policy=failure_policy,
+        config_source=provenance,
     )
     if stored is not None:
         return setup, replace(stored, complete=False, sandbox=choice.describe(), noise=_noise_rule(config))
@@ -491,7 +497,11 @@ class _Scheduler:
 
     def run(self) -> CampaignState:
         try:
-            self._emit("start")
+            source = self.setup.config_source
+            if source is None:
+                self._emit("start")
+            else:
+                self._emit("start", message=source.line, warnings=(source.warning,) if source.warning else ())
             if self.setup.source["kind"] == "generator":
                 self._run_generator()
             elif self.setup.source["kind"] == "prompt":

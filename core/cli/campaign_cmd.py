@@ -172,6 +172,10 @@ class _Progress:
             self.bar.stop()
 
     def update(self, event: ProgressEvent) -> None:
+        if event.kind == "start":
+            self._say(_start_line(event))
+            for warning in event.warnings:
+                self._say(f"warning: {warning}")
         if self.bar is not None and self.task is not None:
             self.bar.update(
                 self.task,
@@ -184,16 +188,22 @@ class _Progress:
             if event.kind == "finished" and event.record is not None:
                 self.bar.console.print(_line(event), markup=False, highlight=False)
             return
-        if event.kind == "start":
-            print(
-                f"proctor: campaign {event.campaign_id}: {event.total} candidate(s)",
-                file=sys.stderr,
-                flush=True,
-            )
-        elif event.kind == "generating":
+        if event.kind == "generating":
             print(f"proctor: {event.message}", file=sys.stderr, flush=True)
         elif event.record is not None:
             print(f"proctor: {_line(event)}", file=sys.stderr, flush=True)
+
+    def _say(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.console.print(f"proctor: {text}", markup=False, highlight=False)
+        else:
+            print(f"proctor: {text}", file=sys.stderr, flush=True)
+
+
+def _start_line(event: ProgressEvent) -> str:
+    """The first line a campaign prints: which config it measures with, then how many candidates."""
+    where = f"{event.message}; " if event.message else ""
+    return f"campaign {event.campaign_id}: {where}{event.total} candidate(s)"
 
 
 def _line(event: ProgressEvent) -> str:
