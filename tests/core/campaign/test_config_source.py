@@ -70,5 +70,6 @@ def test_no_config_file_at_the_baseline_says_defaults(
     ws.commit_all("no config")
     ws.branch("candidate/a", {"solution/predict.py": predict("0.6")})
     code, lines = run(ws, capsys, "s4")
+    assert code == 0
     assert "default config (no proctor.toml or [tool.proctor] in the baseline commit HEAD" in lines[0]
     assert not any("warning" in line for line in lines)
