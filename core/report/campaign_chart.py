@@ -20,6 +20,8 @@ from core.report.campaign_model import ReportModel, ReportRow, TrendPoint
 
 ROW_H = 22
 _e = html.escape
+# Chart labels lose the prefix all refs share, so their start tells them apart: keep more of it.
+_HEAD_SHARE = 0.65
 _XFn = Callable[[int], float]
 _YFn = Callable[[float], float]
 
@@ -70,12 +72,13 @@ def tick_text(value: float, step: float) -> str:
     return "0" if text.strip("-0.") == "" else text
 
 
-def shorten_middle(text: str, limit: int) -> str:
-    """`text` in at most `limit` characters, cut from the middle (refs differ at both ends)."""
+def shorten_middle(text: str, limit: int, head_share: float = 0.5) -> str:
+    """`text` in at most `limit` characters, cut from the middle (refs differ at both ends); `head_share` of
+    what is kept comes from the start."""
     if len(text) <= limit:
         return text
     keep = max(2, limit - 1)
-    head = keep // 2
+    head = max(1, min(keep - 1, round(keep * head_share)))
     return text[:head] + "…" + text[len(text) - (keep - head) :]
 
 
@@ -125,15 +128,20 @@ def score_chart(model: ReportModel, layout: Layout) -> str:
     ]
     parts += _grid(ticks, scale, top, axis_y)
     parts += _baseline(model, scale, top, axis_y)
+    prefix = common_ref_prefix(model)
     for i, row in enumerate(ranked):
-        parts.append(_scored_mark(row, scale, top + i * ROW_H + ROW_H / 2, layout, model.header.metric))
+        label = shorten_middle(_chart_label(row, prefix), layout.label_chars, _HEAD_SHARE)
+        parts.append(
+            _scored_mark(row, label, scale, top + i * ROW_H + ROW_H / 2, layout, model.header.metric)
+        )
     if unscored:
         parts.append(
             f'<text class="section" x="4" y="{unscored_top - 8}">not scored (no place on the '
             f"{metric} axis)</text>"
         )
     for i, row in enumerate(unscored):
-        parts.append(_unscored_mark(row, unscored_top + i * ROW_H + ROW_H / 2, layout))
+        label = shorten_middle(_chart_label(row, prefix), layout.label_chars, _HEAD_SHARE)
+        parts.append(_unscored_mark(row, label, unscored_top + i * ROW_H + ROW_H / 2, layout))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -186,7 +194,7 @@ def _baseline(model: ReportModel, scale: _Scale, top: float, axis_y: float) -> l
     return out
 
 
-def _scored_mark(row: ReportRow, scale: _Scale, y: float, layout: Layout, metric: str) -> str:
+def _scored_mark(row: ReportRow, label: str, scale: _Scale, y: float, layout: Layout, metric: str) -> str:
     assert row.score is not None
     kind = "base" if row.is_baseline else ("winner" if row.is_winner else "scored")
     x = scale.x(row.score)
@@ -198,8 +206,7 @@ def _scored_mark(row: ReportRow, scale: _Scale, y: float, layout: Layout, metric
         f'<g class="mark {kind}" data-ref="{_e(row.ref)}" role="img" aria-label="{_e(described)}">',
         f"<title>{_e(described)}</title>",
         f'<rect class="hit" x="0" y="{y - ROW_H / 2:.1f}" width="{layout.width}" height="{ROW_H}"/>',
-        f'<text class="label" x="{layout.label_w}" y="{y + 4:.1f}" text-anchor="end">'
-        f"{_e(shorten_middle(_chart_label(row), layout.label_chars))}</text>",
+        f'<text class="label" x="{layout.label_w}" y="{y + 4:.1f}" text-anchor="end">{_e(label)}</text>',
     ]
     if row.stderr is not None and row.stderr > 0:
         x_lo, x_hi = scale.x(row.score - 2 * row.stderr), scale.x(row.score + 2 * row.stderr)
@@ -212,8 +219,24 @@ def _scored_mark(row: ReportRow, scale: _Scale, y: float, layout: Layout, metric
     return "".join(out)
 
 
-def _chart_label(row: ReportRow) -> str:
-    return f"{row.ref} (baseline)" if row.is_baseline else row.ref
+def common_ref_prefix(model: ReportModel) -> str:
+    """The prefix every candidate ref shares, up to a separator (left out of chart labels), or ""."""
+    refs = [r.ref for r in model.rows if not r.is_baseline]
+    if len(refs) < 2:
+        return ""
+    first, last = min(refs), max(refs)  # the common prefix of all is that of the extremes
+    shared = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), len(first))
+    prefix = first[:shared]
+    prefix = prefix[: max(prefix.rfind(sep) for sep in "/-_.") + 1]
+    return prefix if all(len(ref) > len(prefix) for ref in refs) else ""
+
+
+def _chart_label(row: ReportRow, prefix: str) -> str:
+    """The label a chart row shows: its rank (as in the table) and its ref without the shared prefix."""
+    if row.is_baseline:
+        return f"{row.ref} (baseline)"
+    ref = row.ref.removeprefix(prefix) if prefix else row.ref
+    return f"{row.rank}. {ref}" if row.rank else ref
 
 
 def _shape(kind: str, x: float, y: float) -> str:
@@ -232,7 +255,7 @@ def _shape(kind: str, x: float, y: float) -> str:
     return f'<circle class="m-scored" cx="{x:.1f}" cy="{y:.1f}" r="5"/>'
 
 
-def _unscored_mark(row: ReportRow, y: float, layout: Layout) -> str:
+def _unscored_mark(row: ReportRow, label: str, y: float, layout: Layout) -> str:
     kind = row.group
     described = f"{row.ref}: {row.label}" + (f", {row.reason}" if row.reason else "")
     x = layout.label_w + 22
@@ -241,7 +264,7 @@ def _unscored_mark(row: ReportRow, y: float, layout: Layout) -> str:
         f"<title>{_e(described)}</title>"
         f'<rect class="hit" x="0" y="{y - ROW_H / 2:.1f}" width="{layout.width}" height="{ROW_H}"/>'
         f'<text class="label" x="{layout.label_w}" y="{y + 4:.1f}" text-anchor="end">'
-        f"{_e(shorten_middle(_chart_label(row), layout.label_chars))}</text>"
+        f"{_e(label)}</text>"
         f"{_shape(kind, x, y)}"
         f'<text class="reason" x="{x + 14}" y="{y + 4:.1f}">'
         f"{_e(shorten_middle(row.reason or row.status, layout.reason_chars))}</text></g>"

@@ -14,7 +14,7 @@ import html
 from collections.abc import Sequence
 
 from core.campaign.scoreboard import fmt_score, short
-from core.report.campaign_chart import NARROW, WIDE, score_chart, trend_chart
+from core.report.campaign_chart import NARROW, WIDE, common_ref_prefix, score_chart, trend_chart
 from core.report.campaign_model import Header, ReportModel, ReportRow, TrendPoint
 
 _e = html.escape
@@ -76,7 +76,7 @@ tr.more td{padding-top:0}
 #board thead tr{display:flex;flex-wrap:wrap;gap:.2rem 1rem}#board thead th{padding:.4rem .5rem;border:0}
 #board thead th:not([data-key]){display:none}
 #board tr.main{display:grid;grid-template-columns:2rem auto minmax(0,1fr) auto;
-grid-template-areas:"rank ref ref time" "rank status score delta" "rank find find find";column-gap:.4rem}
+grid-template-areas:"rank ref ref ref" "rank status score delta" "rank find find time";column-gap:.4rem}
 #board .c-rank{grid-area:rank;text-align:left}#board .c-ref{grid-area:ref;min-width:0}
 #board .c-score{grid-area:score}#board .c-status{grid-area:status}#board .c-delta{grid-area:delta}
 #board .c-find{grid-area:find}#board .c-time{grid-area:time}#board td,#board th{padding:.15rem .5rem}
@@ -183,9 +183,9 @@ def _isolation_banner(h: Header) -> str:
     if h.isolated:
         return ""
     return (
-        '<p class="banner" role="alert"><strong>Not isolated:</strong> this campaign ran at the process '
-        f"level ({_e(h.sandbox or 'sandbox unknown')}). Candidates could read the evaluator's files and answers "
-        "and reach the network; treat the scores as unverified.</p>"
+        '<p class="banner" role="alert"><strong>Not isolated:</strong> candidates ran in the sandbox '
+        f"&ldquo;{_e(h.sandbox or 'unknown')}&rdquo;, without their own file, process and network namespaces: they "
+        "could read the evaluator's files and answers. Treat the scores as unverified.</p>"
     )
 
 
@@ -227,6 +227,9 @@ def _caption(model: ReportModel) -> str:
         text += f"; the dashed line is the baseline ({_e(fmt_score(model.baseline_score))})"
         if model.baseline_se:
             text += ", the band its ±2 standard errors"
+    prefix = common_ref_prefix(model)
+    if prefix:
+        text += f". Labels leave out the prefix every candidate shares, <code>{_e(prefix)}</code>"
     return text + ". Hover a row for the full ref and numbers."
 
 
@@ -288,11 +291,9 @@ def _row(row: ReportRow, order: int) -> str:
 
 
 def _breakable(ref: str) -> str:
-    """The escaped ref with line-break opportunities after its separators (wraps at `/`, not mid-word)."""
+    """The escaped ref with a line-break opportunity after each `/` (it wraps there, not mid-word)."""
     out = _e(ref)
-    for sep in ("/", "-", "_", "."):
-        out = out.replace(sep, sep + "<wbr>")
-    return out
+    return out.replace("/", "/<wbr>")
 
 
 def _num(value: float | None) -> str:

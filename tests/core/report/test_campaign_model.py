@@ -9,7 +9,14 @@ from dataclasses import replace
 import pytest
 
 from core.campaign.state import CampaignState
-from core.report.campaign_chart import nice_ticks, shorten_middle, tick_text
+from core.report.campaign_chart import (
+    WIDE,
+    common_ref_prefix,
+    nice_ticks,
+    score_chart,
+    shorten_middle,
+    tick_text,
+)
 from core.report.campaign_model import (
     CommitFacts,
     build_model,
@@ -179,3 +186,11 @@ def test_shorten_middle_keeps_both_ends() -> None:
 def test_duration_between_ignores_unparseable_times() -> None:
     assert duration_between("2026-01-01T00:00:00+00:00", "2026-01-01T00:01:00+00:00") == 60.0
     assert duration_between("", "x") is None
+
+
+def test_chart_labels_drop_the_prefix_every_candidate_shares() -> None:
+    model = build_model(factory.many(12))
+    assert common_ref_prefix(model) == "proctor/generated/20261201-085707-"
+    page = score_chart(model, WIDE)
+    assert ">1. " in page and "(baseline)</text>" in page
+    assert common_ref_prefix(build_model(factory.demo_like())) == "candidate/"
