@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.campaign.compare import worse_beyond_noise
 from core.campaign.model import CandidateRecord, Direction
+from core.campaign.verdict import is_regression
 from core.config import GithubConfig
 from core.diagnostics import Diagnostic, Severity
 from core.integrity.findings import TITLES
@@ -113,9 +113,7 @@ def decide(m: Measured, config: GithubConfig) -> tuple[str, str]:
 
 
 def _regressed(m: Measured, config: GithubConfig) -> bool:
-    return m.delta is not None and worse_beyond_noise(
-        m.delta, m.stderr, m.direction, tolerance=config.regression_tolerance
-    )
+    return is_regression(m.delta, m.stderr, m.direction, tolerance=config.regression_tolerance)
 
 
 def _score_cell(record: CandidateRecord) -> str:
