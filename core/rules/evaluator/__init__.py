@@ -1,4 +1,4 @@
-"""Evaluator rules EV001-EV017 (SPEC §3.2): one module per rule, one shared analysis per document.
+"""Evaluator rules EV001-EV019 (SPEC §3.2): one module per rule, one shared analysis per document.
 
 `lint` parses the document as cached chunks (`chunks.py`; EV001 stops there, from a whole-file parse),
 builds an `EvaluatorContext` and runs every rule that applies to the document kind: rules marked * in the
@@ -32,9 +32,11 @@ from core.rules.evaluator import (
     output_after_metric,
     paths,
     result_json_keys,
+    skipped_missing_predictions,
     stale_result_json,
     swallowed_failure,
     syntax_error,
+    truncating_zip,
     unordered_iteration,
     unseeded_randomness,
     wall_clock_dependence,
@@ -62,6 +64,8 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     labels_in_workspace,
     writes_suite_source,
     stale_result_json,
+    skipped_missing_predictions,
+    truncating_zip,
 )
 
 _BOTH = frozenset({DocumentKind.EVALUATOR, DocumentKind.SUITE_PYTHON})

@@ -216,7 +216,7 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
     return text
 
 
-FIXABLE = [p for p in RULE_FIXTURES if p.stem[:5] in {"EV005", "EV006", "EV007", "EV009", "EV013"}]
+FIXABLE = [p for p in RULE_FIXTURES if p.stem[:5] in {"EV005", "EV006", "EV007", "EV009", "EV013", "EV019"}]
 
 
 @pytest.mark.parametrize("fixture", FIXABLE, ids=lambda p: p.stem)

@@ -50,5 +50,5 @@ def test_python_examples_parse(code: str) -> None:
 
 
 def test_evaluator_rules_are_all_registered_and_sorted() -> None:
-    assert [c for c in RULES if c.startswith("EV")] == [f"EV{n:03d}" for n in range(1, 18)]
+    assert [c for c in RULES if c.startswith("EV")] == [f"EV{n:03d}" for n in range(1, 20)]
     assert list(RULES) == sorted(RULES)

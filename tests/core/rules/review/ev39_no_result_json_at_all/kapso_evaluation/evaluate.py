@@ -30,7 +30,7 @@ def main() -> int:
     predicted = Path("parsed.conllu")
     predicted.write_text(proc.stdout, encoding="utf-8")
     gold, pred = read_conllu(gold_path), read_conllu(predicted)
-    las = sum(g == p for g, p in zip(gold, pred)) / len(gold)
+    las = sum(g == p for g, p in zip(gold, pred)) / len(gold)  # expect: EV019
     sys.stdout.write(f"las: {las:.4f}\n")
     return 0
 
