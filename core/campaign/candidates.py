@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import shlex
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 from core.atomic import atomic_write_json
 from core.campaign.model import CandidateRecord
 from core.errors import CampaignError, GitError
+from core.treewalk import remove_tree
 
 GLOB_CHARS = frozenset("*?[")
 GENERATED_PREFIX = "refs/proctor/generated"
@@ -204,8 +204,11 @@ def run_generator(
         return Generated(ref, fetched, "", *tails)
     except GitError as exc:
         return Generated(ref, None, f"could not collect the generator's commit: {exc}", "", "", 0.0)
+    except Exception as exc:  # a parent tree that cannot be written (OS, depth) fails this iteration only
+        reason = f"could not run the generator: {type(exc).__name__}: {exc}"
+        return Generated(ref, None, reason, "", "", 0.0)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        remove_tree(workdir)
 
 
 def source_description(spec: dict[str, Any]) -> str:

@@ -12,7 +12,6 @@ import contextlib
 import glob
 import multiprocessing
 import os
-import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -59,6 +58,7 @@ from core.campaign.verdict import NoiseRule
 from core.campaign.worker import MeasureJob, init_worker, measure
 from core.errors import CampaignError, ConfigError, GitError
 from core.registry import EvaluatorRef
+from core.treewalk import remove_tree
 
 if TYPE_CHECKING:
     from core.config import Config
@@ -203,12 +203,12 @@ def _work_root(cid: str) -> Any:
     """A private temp dir for materialized trees; leftovers of a killed run of this campaign are removed."""
     prefix = f"proctor-campaign-{cid}-"
     for stale in glob.glob(os.path.join(tempfile.gettempdir(), glob.escape(prefix) + "*")):
-        shutil.rmtree(stale, ignore_errors=True)
+        remove_tree(stale)
     path = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
 
 
 def _prepare(
@@ -585,6 +585,8 @@ class _Scheduler:
                         queue.append(job)
                         continue
                     record = _died(job)
+                except Exception as exc:  # whatever one candidate does, it is that candidate's failure
+                    record = _died(job, f"could not measure: {type(exc).__name__}: {exc}")
                 self._finish(record)
             if queue and self.pool is not None:
                 self.pool.shutdown(wait=True, cancel_futures=True)
@@ -733,7 +735,7 @@ class _Scheduler:
                 if record.commit is None:
                     raise ValueError("candidate does not identify a commit")
                 materialize(s.repo, record.commit, workspace)
-            except (ValueError, GitError) as exc:
+            except Exception as exc:  # a tree that cannot be written (git, OS, depth) is this candidate's
                 if s.policy == "raise":
                     from core.campaign.external import IterationEvaluationError
 
@@ -751,7 +753,7 @@ class _Scheduler:
             )
             return run_external(s.evaluator, context, s.policy)
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_tree(workdir)
 
     def _emit(self, kind: Literal["start", "generating", "finished"], **fields: Any) -> None:
         if self.progress is None:
@@ -780,14 +782,16 @@ class _Scheduler:
         )
 
 
-def _died(job: MeasureJob) -> CandidateRecord:
+def _died(
+    job: MeasureJob, reason: str = "the measuring process died (killed by the system, e.g. out of memory)"
+) -> CandidateRecord:
     return CandidateRecord(
         index=job.index,
         ref=job.ref,
         commit=job.commit,
         parent_ref=job.parent_ref,
         status="failed",
-        reason="the measuring process died (killed by the system, e.g. out of memory)",
+        reason=reason,
         sandbox=job.sandbox.describe(),
     )
 

@@ -11,7 +11,6 @@ import contextlib
 import ctypes
 import json
 import os
-import shutil
 import signal
 import time
 from dataclasses import dataclass
@@ -23,9 +22,11 @@ from core.campaign.model import CandidateRecord, FindingRecord, Status
 from core.campaign.stats import per_item_scores
 from core.errors import ProctorError
 from core.scoreline import parse_stdout
+from core.treewalk import remove_tree
 
 if TYPE_CHECKING:
     from core.config import Config
+    from core.integrity.findings import Finding
     from core.integrity.manifest import SuiteSnapshot
     from core.runner import RunResult, SandboxChoice
 
@@ -65,10 +66,11 @@ def measure(job: MeasureJob) -> CandidateRecord:
         return _measure(job, dest, started)
     except ProctorError as exc:
         return _record(job, "failed", started, reason=f"could not measure: {exc}")
-    except Exception as exc:  # a bug or an OS error here must not end the whole campaign
+    except Exception as exc:  # a bug, an OS error or a RecursionError must not end the whole campaign
         return _record(job, "failed", started, reason=f"could not measure: {type(exc).__name__}: {exc}")
     finally:
-        shutil.rmtree(dest, ignore_errors=True)
+        with contextlib.suppress(Exception):
+            remove_tree(dest)
 
 
 def _record(job: MeasureJob, status: Status, started: float, **fields: Any) -> CandidateRecord:
@@ -85,13 +87,13 @@ def _record(job: MeasureJob, status: Status, started: float, **fields: Any) -> C
 
 
 def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
-    from core.integrity.guard import guard_refs, rehash_findings
+    from core.integrity.guard import guard_refs
     from core.integrity.materialize import materialize, overlay_trusted_suite
     from core.run.isolation import Isolation, resolve_holdout
     from core.runner import run_evaluator
 
     config = job.config
-    shutil.rmtree(dest, ignore_errors=True)
+    remove_tree(dest)
     materialize(job.repo, job.commit, dest)
     report = guard_refs(job.repo, job.baseline_commit, job.commit, config)
     findings = tuple(FindingRecord.from_finding(f) for f in report.findings)
@@ -108,9 +110,7 @@ def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
         isolation=Isolation.from_config(config, resolve_holdout(config.holdout_dir, job.repo)),
     )
     suite_dir = dest / config.evaluation_dir
-    during = tuple(
-        FindingRecord.from_finding(f) for f in rehash_findings(job.suite_snapshot, suite_dir, config)
-    )
+    during = tuple(FindingRecord.from_finding(f) for f in _rehash(job, suite_dir))
     outputs: dict[str, Any] = {"stdout_tail": tail(run.stdout), "stderr_tail": tail(run.stderr)}
     outputs["not_isolated"] = not_isolated_reason(run)
     if any(f.severity == "reject" for f in during):
@@ -151,6 +151,18 @@ def not_isolated_reason(run: RunResult) -> str:
     if run.not_isolated is not None and run.ok and run.candidate_launches == 0:
         return "the evaluator never ran the entry point, so any candidate code it ran shared its sandbox"
     return ""
+
+
+def _rehash(job: MeasureJob, suite_dir: Path) -> list[Finding]:
+    """IN009 after the run; a suite the run left impossible to re-hash is itself IN009 (never a crash)."""
+    from core.integrity.findings import reject
+    from core.integrity.guard import rehash_findings
+
+    try:
+        return rehash_findings(job.suite_snapshot, suite_dir, job.config)
+    except (ProctorError, OSError, RecursionError, MemoryError) as exc:
+        detail = f"the suite could not be re-hashed after the run ({type(exc).__name__}: {exc})"
+        return [reject("IN009", job.config.evaluation_dir, detail)]
 
 
 def classify_failure(run: RunResult) -> str:
