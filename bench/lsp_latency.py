@@ -1,37 +1,48 @@
-"""Editor latency (SPEC §11): didOpen→diagnostics and didChange→diagnostics over stdio on a generated
-1,000-line evaluator, Proctor side by side with pylsp + pyflakes (undebounced, and as shipped with its 0.5 s
-debounce) and ruff's server, in one run, with the ratios.
+"""Editor latency (SPEC §11) for the edits people make, Proctor beside ruff's server and pylsp in one run.
 
-    .venv/bin/python bench/lsp_latency.py [--changes 60] [--opens 20] [--gap-ms 100] [--json]
+    .venv/bin/python bench/lsp_latency.py [--edits 40] [--rounds 1] [--gap-ms 0] [--json]
 
-Every server gets the same file and the same edits from the same minimal client (no pygls on the client side,
-so the client costs the same for all). Edits are spaced `--gap-ms` apart (a fast typist): the time measured
-is from writing the notification to reading the first diagnostics that reflect *that* edit: a push for that
-document version (push), or the `textDocument/diagnostic` answer (pull, what VS Code and Neovim ≥ 0.10 use).
+On a generated 1,000-line evaluator, over stdio, from one minimal client (no pygls on the client side, so it
+costs every server the same), for each server and diagnostics mode a **fresh server per round** replays each
+pattern, sending each edit when the previous edit's diagnostics arrived:
 
-"Reflect that edit" is checked on content, not trusted: the edited line is `THRESHOLD = <pad>random.random()
-+ undefined_NNNN`, with a pad and a name that change with every edit. Proctor flags the unseeded call
-(EV009), pyflakes and ruff the undefined name; each server's diagnostics on that line must sit at this
-edit's columns and name this edit's name. A publish or answer that does not (stale, empty, or from a
-mangled buffer) is counted as rejected and the clock keeps running; a server that never delivers fails the
-run. Edits replace the exact line range (no past-the-end columns, which pylsp's incremental sync mishandles).
+- replace: a line rewritten in place (the line count unchanged);
+- insert: a statement line inserted in a function in the middle, then one lower each edit (pressing Enter);
+- append: a line appended at the end of the file;
+- delete: a statement line deleted in the middle;
+- paste / undo: a 30-line function pasted in the middle, then the paste undone (one range edit each);
+- typing: a new function typed character by character (most intermediate texts do not parse).
 
-Targets: Proctor didChange→diagnostics median ≤ 10 ms, p95 ≤ 25 ms, ≥ 3× faster than pylsp undebounced.
+Modes: Proctor pull, push as shipped (debounceMs 50) and push with debounceMs 0; ruff server push and pull;
+pylsp + pyflakes push undebounced and as shipped (0.5 s debounce, fewer edits). Each sample is the time from
+writing the notification to the first diagnostics that reflect *that* edit: a push for that version, or the
+`textDocument/diagnostic` answer. Every edit's text is known to the client, which checks the diagnostics on
+content: marker lines `name = random.random() + undefined_<tag>` are flagged by Proctor (EV009, the unseeded
+call) and by pyflakes and ruff (the undefined name); every marker must be reported on its current line and at
+its columns, a marker below the edit moves with every inserted or deleted line, so a stale or mis-shifted
+result is rejected and the clock keeps running. Typed states that do not parse are checked on version only.
+
+Also, per fresh server: start → initialize answered; cold didOpen of the evaluator (right after initialized);
+and didOpen of a second evaluator in another workspace whose text shares no line with the first (no cache
+help). Targets (Proctor, every pattern and mode): median ≤ 10 ms, p95 ≤ 25 ms, ≤ 3× ruff's median in the same
+mode; cold didOpen ≤ 60 ms; initialize answered ≤ 300 ms.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,57 +54,38 @@ PYLSP_UNDEBOUNCED = (
     "from pylsp.__main__ import main\n"
     "main()\n"
 )
-PYLSP_SETTINGS = {
-    "pylsp": {
-        "plugins": {
-            name: {"enabled": name == "pyflakes"}
-            for name in (
-                "pyflakes",
-                "pycodestyle",
-                "mccabe",
-                "pydocstyle",
-                "pylint",
-                "flake8",
-                "autopep8",
-                "yapf",
-                "rope_autoimport",
-                "rope_completion",
-            )
-        }
-    }
-}
+PYLSP_PLUGINS = [
+    "pyflakes",
+    "pycodestyle",
+    "mccabe",
+    "pydocstyle",
+    "pylint",
+    "flake8",
+    "autopep8",
+    "yapf",
+    "rope_autoimport",
+    "rope_completion",
+]
+PYLSP_SETTINGS = {"pylsp": {"plugins": {name: {"enabled": name == "pyflakes"} for name in PYLSP_PLUGINS}}}
 
-
-EDIT_PREFIX = "THRESHOLD = "
 CALL = "random.random()"
-PADS = 8  # the pad cycles through 0..7 spaces: a result up to 7 edits stale sits at the wrong column
+MARKER = re.compile(r"^(?P<head>\s*\w+ = *)random\.random\(\) \+ undefined_(?P<tag>\w+)$")
+REPLACED = "THRESHOLD = "
+READY_URI = "file:///proctor-bench-never-opened.py"  # hovering here is answered once a server is loaded
+PADS = 8  # the replaced line's pad cycles through 0..7 spaces: a result up to 7 edits stale is off-column
 
 
-def edited_line(pad: int, name: str) -> str:
-    """The line every edit rewrites: an unseeded call (Proctor's EV009) plus an undefined name (pyflakes, ruff)."""
-    return f"{EDIT_PREFIX}{' ' * pad}{CALL} + undefined_{name}"
+def marker(indent: str, tag: str, pad: int = 0) -> str:
+    """A line every server flags: Proctor the unseeded call (EV009), pyflakes and ruff the undefined name."""
+    return f"{indent}m_{tag} = {' ' * pad}{CALL} + undefined_{tag}"
 
 
-def reflects(diagnostics: list[dict[str, Any]], line: int, pad: int, name: str) -> bool:
-    """True when the diagnostics on the edited line are exactly those of this edit (see module docstring)."""
-    call_at = len(EDIT_PREFIX) + pad
-    columns = {call_at, call_at + len(CALL) + len(" + ")}
-    found = [d for d in diagnostics if d["range"]["start"]["line"] == line]
-    if not found:
-        return False
-    for diagnostic in found:
-        if diagnostic["range"]["start"]["character"] not in columns:
-            return False
-        message = str(diagnostic.get("message", ""))
-        if "undefined_" in message and f"undefined_{name}" not in message:
-            return False
-    return True
-
-
-def generate_evaluator(lines: int = 1000) -> str:
-    """A realistic contract-following evaluator padded with helper functions to `lines` lines."""
+def generate_evaluator(lines: int = 1000, name: str = "helper", salt: int = 0) -> str:
+    """A contract-following evaluator padded with helper functions to `lines` lines, with a marker at the
+    top (the replaced line) and one near the end (it moves with every line inserted or deleted above it).
+    Another `name`/`salt` gives a text that shares no chunk with the default one."""
     head = [
-        '"""Churn evaluator: trains nothing, scores the candidate\'s predictions, prints `auc: <value>` last."""',
+        '"""Churn evaluator: scores the candidate\'s predictions, prints `auc: <value>` last."""',
         "import argparse",
         "import json",
         "import math",
@@ -101,8 +93,8 @@ def generate_evaluator(lines: int = 1000) -> str:
         "import subprocess",
         "import sys",
         "",
-        "SEED = 42",
-        edited_line(0, "open"),
+        f"SEED = {42 + salt}",
+        f"{REPLACED}{CALL} + undefined_open",
         "",
     ]
     tail = [
@@ -117,8 +109,9 @@ def generate_evaluator(lines: int = 1000) -> str:
         '        print(f"candidate failed: {done.stderr[-200:]}", file=sys.stderr)',
         "        sys.exit(1)",
         "    rows = 100 if args.fast else 1000",
-        "    scores = [helper_0(i / rows) for i in range(rows)]",
+        f"    scores = [{name}_0(i / rows) for i in range(rows)]",
         "    auc = sum(scores) / len(scores)",
+        marker("    ", "bottom"),
         '    with open("kapso_evaluation/result.json", "w") as handle:',
         '        json.dump({"evaluation_script_path": __file__, "evaluation_output": done.stdout, "score": auc}, handle)',
         '    print(f"auc: {auc:.4f}")',
@@ -133,9 +126,9 @@ def generate_evaluator(lines: int = 1000) -> str:
         body += [
             "",
             "",
-            f"def helper_{index}(value: float) -> float:",
+            f"def {name}_{index}(value: float) -> float:",
             f'    """Step {index} of the score transform (kept pure: same input, same output)."""',
-            f"    scaled = value * {index + 1} / {index + 2}",
+            f"    scaled = value * {index + 1 + salt} / {index + 2 + salt}",
             "    if scaled > THRESHOLD:",
             "        scaled = math.sqrt(scaled)",
             "    total = 0.0",
@@ -144,8 +137,167 @@ def generate_evaluator(lines: int = 1000) -> str:
             "    return total",
         ]
         index += 1
-    body += [f"# helpers end here ({index} of them)"] * (lines - len(head) - len(body) - len(tail))
+    body += [f"# {name}s end here ({index} of them)"] * (lines - len(head) - len(body) - len(tail))
     return "\n".join(head + body + tail) + "\n"
+
+
+def pasted_function(tag: str) -> str:
+    """30 lines: a helper with a marker in it, and the two blank lines that separate it from the next."""
+    lines = [f"def pasted_{tag}(value: float) -> float:", f'    """Pasted helper {tag}."""']
+    lines += [f"    value = value * {i + 1} / {i + 2}" for i in range(24)]
+    lines += [marker("    ", tag), "    return value + m_" + tag, "", ""]
+    assert len(lines) == 30
+    return "\n".join(lines) + "\n"
+
+
+# -- the document as the client edits it -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One incremental change: the range (zero-based lines, UTF-16 = code-point columns: ASCII only)."""
+
+    start: tuple[int, int]
+    end: tuple[int, int]
+    text: str
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "range": {
+                "start": {"line": self.start[0], "character": self.start[1]},
+                "end": {"line": self.end[0], "character": self.end[1]},
+            },
+            "text": self.text,
+        }
+
+
+class Buffer:
+    """The client's copy of the document: edits applied here too, so the expected markers are known."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def apply(self, edit: Edit) -> None:
+        (sl, sc), (el, ec) = edit.start, edit.end
+        merged = self.lines[sl][:sc] + edit.text + self.lines[el][ec:]
+        self.lines[sl : el + 1] = merged.split("\n")
+
+    def find(self, prefix: str, start: int = 0) -> int:
+        return next(i for i in range(start, len(self.lines)) if self.lines[i].startswith(prefix))
+
+    def markers(self) -> list[tuple[int, int, int, str]]:
+        """(line, column of the call, column of the undefined name, tag) of every marker line."""
+        found = []
+        for number, line in enumerate(self.lines):
+            match = MARKER.match(line)
+            if match:
+                call = len(match.group("head"))
+                found.append((number, call, call + len(CALL) + len(" + "), match.group("tag")))
+        return found
+
+    def parses(self) -> bool:
+        try:
+            ast.parse(self.text)
+        except SyntaxError:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Step:
+    series: str
+    edit: Edit
+    checked: bool = True  # False: the text does not parse, only the version is checked
+
+
+Pattern = Callable[[Buffer, int], Iterator[Step]]
+
+
+def replace_in_place(buf: Buffer, count: int) -> Iterator[Step]:
+    line = buf.find(REPLACED)
+    for index in range(count):
+        tail = marker("", f"r{index:04d}", (index + 1) % PADS)[len("m_r0000 = ") :]
+        yield Step("replace", Edit((line, len(REPLACED)), (line, len(buf.lines[line])), tail))
+
+
+def _middle_body_line(buf: Buffer, prefix: str) -> int:
+    return buf.find(prefix, len(buf.lines) // 2)
+
+
+def insert_line(buf: Buffer, count: int) -> Iterator[Step]:
+    line = _middle_body_line(buf, "    total = 0.0")
+    for index in range(count):
+        yield Step("insert", Edit((line + index, 0), (line + index, 0), f"    scaled = scaled * {index}.5\n"))
+
+
+def append_line(buf: Buffer, count: int) -> Iterator[Step]:
+    for index in range(count):
+        last = len(buf.lines) - 1
+        yield Step(
+            "append", Edit((last, 0), (last, len(buf.lines[last])), marker("", f"a{index:04d}") + "\n")
+        )
+
+
+def delete_line(buf: Buffer, count: int) -> Iterator[Step]:
+    line = len(buf.lines) // 2
+    for _ in range(count):
+        line = buf.find("    scaled = value * ", line)
+        yield Step("delete", Edit((line, 0), (line + 1, 0), ""))
+
+
+def paste_and_undo(buf: Buffer, count: int) -> Iterator[Step]:
+    line = buf.find("def ", len(buf.lines) // 2)
+    for index in range(count):
+        yield Step("paste", Edit((line, 0), (line, 0), pasted_function(f"p{index:04d}")))
+        yield Step("undo", Edit((line, 0), (line + 30, 0), ""))
+
+
+def type_function(buf: Buffer, count: int) -> Iterator[Step]:
+    """One function typed a character at a time (`count` caps the characters)."""
+    line = buf.find("def ", len(buf.lines) // 2)
+    text = f"def typed(value: float) -> float:\n{marker('    ', 'typed')}\n    return m_typed\n\n\n"
+    row, column = line, 0
+    for char in text[: max(count, 1) * 3]:  # about 90 characters at the default 40
+        edit = Edit((row, column), (row, column), char)
+        probe = Buffer(buf.text)
+        probe.apply(edit)
+        yield Step("typing", edit, checked=probe.parses())
+        row, column = (row + 1, 0) if char == "\n" else (row, column + 1)
+
+
+PATTERNS: tuple[Pattern, ...] = (
+    replace_in_place,
+    insert_line,
+    append_line,
+    delete_line,
+    paste_and_undo,
+    type_function,
+)
+SERIES = ("replace", "insert", "append", "delete", "paste", "undo", "typing")
+
+
+def reflects(diagnostics: list[dict[str, Any]], markers: list[tuple[int, int, int, str]]) -> bool:
+    """Every marker is reported on its line at one of its columns, and no undefined name is reported
+    anywhere but on its own marker's line (see module docstring)."""
+    by_line: dict[int, list[dict[str, Any]]] = {}
+    for diagnostic in diagnostics:
+        by_line.setdefault(diagnostic["range"]["start"]["line"], []).append(diagnostic)
+    for line, call, name, _tag in markers:
+        if not any(d["range"]["start"]["character"] in (call, name) for d in by_line.get(line, ())):
+            return False
+    where = {tag: line for line, _, _, tag in markers}
+    for diagnostic in diagnostics:
+        found = re.search(r"undefined_(\w+)", str(diagnostic.get("message", "")))
+        if found and where.get(found.group(1)) != diagnostic["range"]["start"]["line"]:
+            return False
+    return True
+
+
+# -- the client ----------------------------------------------------------------------------------------------
 
 
 class Client:
@@ -160,7 +312,9 @@ class Client:
         self._publish_event = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
 
-    async def start(self, capabilities: dict[str, Any], init_options: Any = None) -> dict[str, Any]:
+    async def start(self, capabilities: dict[str, Any], folders: list[Path], init_options: Any) -> float:
+        """Spawn the server and initialize it; milliseconds from spawn to the initialize answer."""
+        started = time.perf_counter()
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv,
             cwd=self.cwd,
@@ -170,20 +324,21 @@ class Client:
             limit=1 << 24,
         )
         self._reader = asyncio.create_task(self._read())
-        result = await self.request(
+        await self.request(
             "initialize",
             {
                 "processId": os.getpid(),
-                "rootUri": self.cwd.as_uri(),
-                "workspaceFolders": [{"uri": self.cwd.as_uri(), "name": "bench"}],
+                "rootUri": folders[0].as_uri(),
+                "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders],
                 "capabilities": capabilities,
                 "initializationOptions": init_options,
             },
         )
+        took = (time.perf_counter() - started) * 1000
         self.notify("initialized", {})
         if self.settings:
             self.notify("workspace/didChangeConfiguration", {"settings": self.settings})
-        return dict(result)
+        return took
 
     def _write(self, message: dict[str, Any]) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -214,18 +369,19 @@ class Client:
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":", 1)[1])
             message = json.loads(await stdout.readexactly(length))
-            now = time.perf_counter()
-            if "method" in message and "id" in message:
-                self._answer(message)
-            elif "method" in message:
-                if message["method"] == "textDocument/publishDiagnostics":
-                    params = message["params"]
-                    self.published.append((now, params["uri"], params.get("version"), params["diagnostics"]))
-                    self._publish_event.set()
-            elif message.get("id") in self._waiting:
-                future = self._waiting.pop(message["id"])
-                if not future.done():
-                    future.set_result(message.get("result", message.get("error")))
+            self._dispatch(message, time.perf_counter())
+
+    def _dispatch(self, message: dict[str, Any], now: float) -> None:
+        if "method" in message and "id" in message:
+            self._answer(message)
+        elif message.get("method") == "textDocument/publishDiagnostics":
+            params = message["params"]
+            self.published.append((now, params["uri"], params.get("version"), params["diagnostics"]))
+            self._publish_event.set()
+        elif message.get("id") in self._waiting:
+            future = self._waiting.pop(message["id"])
+            if not future.done():
+                future.set_result(message.get("result", message.get("error")))
 
     def _answer(self, message: dict[str, Any]) -> None:
         method, params = message["method"], message.get("params") or {}
@@ -234,13 +390,12 @@ class Client:
             result = [self.settings.get(item.get("section", ""), None) for item in params.get("items", [])]
         self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
-    async def published_at(
-        self, uri: str, version: int, after: int, accept: Callable[[list[dict[str, Any]]], bool]
+    async def pushed(
+        self, uri: str, version: int, after: int, accept: Callable[[list[Any]], bool]
     ) -> tuple[float, int]:
-        """When the first push for `uri` at `version` (or with no version) that `accept`s arrived, counting
-        only pushes from index `after` on; and how many pushes for `uri` were rejected before it."""
-        rejected = 0
-        index = after
+        """When the first push for `uri` at `version` (or with no version) from index `after` on was
+        accepted, and how many pushes for `uri` were rejected before it."""
+        rejected, index = 0, after
         while True:
             while index < len(self.published):
                 at, pushed_uri, pushed_version, diagnostics = self.published[index]
@@ -274,14 +429,18 @@ class Server:
     pull: bool = False
     settings: dict[str, Any] = field(default_factory=dict)
     init_options: Any = None
+    edits: int | None = None  # fewer edits per pattern (pylsp as shipped: 0.5 s each)
 
 
 @dataclass
-class Result:
-    name: str
-    open_ms: list[float]
-    change_ms: list[float]
-    rejected: int = 0  # pushes or pull answers that did not reflect the edit they followed
+class Samples:
+    init_ms: list[float] = field(default_factory=list)
+    ready_ms: list[float] = field(default_factory=list)
+    first_diagnostics_ms: list[float] = field(default_factory=list)
+    open_ms: list[float] = field(default_factory=list)
+    second_open_ms: list[float] = field(default_factory=list)
+    change_ms: dict[str, list[float]] = field(default_factory=dict)
+    rejected: dict[str, int] = field(default_factory=dict)
 
 
 def capabilities(pull: bool) -> dict[str, Any]:
@@ -302,77 +461,159 @@ def capabilities(pull: bool) -> dict[str, Any]:
     }
 
 
-async def measure(
-    server: Server, workspace: Path, path: Path, opens: int, changes: int, gap_s: float
-) -> Result:
-    client = Client(server.argv, workspace, server.settings)
-    await client.start(capabilities(server.pull), server.init_options)
-    uri = path.as_uri()
-    text = path.read_text(encoding="utf-8")
-    line = next(i for i, each in enumerate(text.splitlines()) if each.startswith(EDIT_PREFIX))
-    current = text.splitlines()[line]
-    version = 0
-    rejected = 0
+@dataclass
+class Workspace:
+    folders: list[Path]
+    first: Path  # the evaluator every pattern edits
+    second: Path  # an evaluator sharing no text with it, in another workspace
 
-    async def diagnostics_after(send: Callable[[], None], pad: int, name: str) -> float:
-        nonlocal rejected
 
-        def accept(diagnostics: list[dict[str, Any]]) -> bool:
-            return reflects(diagnostics, line, pad, name)
+class Session:
+    """One fresh server: open the evaluator, replay one pattern, record every sample."""
 
+    def __init__(self, server: Server, workspace: Workspace, samples: Samples) -> None:
+        self.server, self.workspace, self.samples = server, workspace, samples
+        self.client = Client(server.argv, workspace.folders[0], server.settings)
+        self.version = 0
+
+    async def diagnostics_after(
+        self, send: Callable[[], None], uri: str, accept: Callable[[list[Any]], bool]
+    ) -> tuple[float, int]:
+        """(ms from `send` to the first diagnostics `accept`ed, answers rejected before them)."""
+        client = self.client
         after = len(client.published)
         started = time.perf_counter()
         send()
-        if not server.pull:
-            at, dropped = await client.published_at(uri, version, after, accept)
-            rejected += dropped
-            return (at - started) * 1000
-        for _ in range(100):
+        if not self.server.pull:
+            at, rejected = await client.pushed(uri, self.version, after, accept)
+            return (at - started) * 1000, rejected
+        for rejected in range(200):
             answer = await client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
             if isinstance(answer, dict) and accept(list(answer.get("items") or [])):
-                return (time.perf_counter() - started) * 1000
-            rejected += 1
-        raise RuntimeError(f"{server.name}: no pull answer reflects version {version}")
+                return (time.perf_counter() - started) * 1000, rejected
+        raise RuntimeError(f"{self.server.name}: no pull answer reflects version {self.version}")
 
-    open_ms: list[float] = []
-    for _ in range(opens + 1):
-        version += 1
-        item = {"uri": uri, "languageId": "python", "version": version, "text": text}
-        took = await diagnostics_after(
-            lambda item=item: client.notify("textDocument/didOpen", {"textDocument": item}), 0, "open"
+    async def open(self, path: Path) -> float:
+        text = path.read_text(encoding="utf-8")
+        markers = Buffer(text).markers()
+        self.version += 1
+        item = {"uri": path.as_uri(), "languageId": "python", "version": self.version, "text": text}
+        took, _ = await self.diagnostics_after(
+            lambda: self.client.notify("textDocument/didOpen", {"textDocument": item}),
+            path.as_uri(),
+            lambda found: reflects(found, markers),
         )
-        open_ms.append(took)
-        await asyncio.sleep(gap_s)
-        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-        await asyncio.sleep(gap_s)
-    version += 1
-    item = {"uri": uri, "languageId": "python", "version": version, "text": text}
-    await diagnostics_after(lambda: client.notify("textDocument/didOpen", {"textDocument": item}), 0, "open")
-    change_ms: list[float] = []
-    for index in range(changes + 1):
-        await asyncio.sleep(gap_s)
-        version += 1
-        pad, name = (index + 1) % PADS, f"{index:04d}"
-        replacement = edited_line(pad, name)
+        return took
+
+    async def start(self) -> float:
+        """Spawn and initialize (returns spawn → initialize answered, ms); then wait until the server
+        answers a request, that is until it is fully loaded."""
+        started = time.perf_counter()
+        init_ms = await self.client.start(
+            capabilities(self.server.pull), self.workspace.folders, self.server.init_options
+        )
+        position = {"line": 0, "character": 0}
+        await self.client.request(
+            "textDocument/hover", {"textDocument": {"uri": READY_URI}, "position": position}
+        )
+        self.samples.ready_ms.append((time.perf_counter() - started) * 1000)
+        return init_ms
+
+    async def first_diagnostics(self) -> None:
+        """Spawn, initialize and open the evaluator at once: ms from spawn to its first diagnostics."""
+        started = time.perf_counter()
+        await self.client.start(
+            capabilities(self.server.pull), self.workspace.folders, self.server.init_options
+        )
+        try:
+            await self.open(self.workspace.first)
+            self.samples.first_diagnostics_ms.append((time.perf_counter() - started) * 1000)
+        finally:
+            await self.client.stop()
+
+    async def run(self, pattern: Pattern, count: int, gap_s: float) -> None:
+        samples = self.samples
+        samples.init_ms.append(await self.start())
+        try:
+            samples.open_ms.append(await self.open(self.workspace.first))
+            uri = self.workspace.first.as_uri()
+            buf = Buffer(self.workspace.first.read_text(encoding="utf-8"))
+            for step in pattern(buf, count):  # lazily: each step is cut from the text the last one left
+                await asyncio.sleep(gap_s)
+                await self.change(uri, buf, step)
+            samples.second_open_ms.append(await self.open(self.workspace.second))
+        finally:
+            await self.client.stop()
+
+    async def change(self, uri: str, buf: Buffer, step: Step) -> None:
+        buf.apply(step.edit)
+        markers = buf.markers()
+        self.version += 1
         params = {
-            "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [
-                {
-                    "range": {
-                        "start": {"line": line, "character": len(EDIT_PREFIX)},
-                        "end": {"line": line, "character": len(current)},
-                    },
-                    "text": replacement[len(EDIT_PREFIX) :],
-                }
-            ],
+            "textDocument": {"uri": uri, "version": self.version},
+            "contentChanges": [step.edit.params()],
         }
-        current = replacement
-        change_ms.append(
-            await diagnostics_after(lambda p=params: client.notify("textDocument/didChange", p), pad, name)
+        took, rejected = await self.diagnostics_after(
+            lambda: self.client.notify("textDocument/didChange", params),
+            uri,
+            (lambda found: reflects(found, markers)) if step.checked else (lambda _found: True),
         )
-    await client.stop()
-    # The first of each series warms caches up.
-    return Result(server.name, open_ms[1:], change_ms[1:], rejected)
+        self.samples.change_ms.setdefault(step.series, []).append(took)
+        self.samples.rejected[step.series] = self.samples.rejected.get(step.series, 0) + rejected
+
+
+def servers() -> list[Server]:
+    python = sys.executable
+    proctor = [python, "-m", "lsp_server"]
+    found = [
+        Server("proctor pull", proctor, pull=True),
+        Server("proctor push (as shipped)", proctor),
+        Server("proctor push (debounceMs 0)", proctor, init_options={"debounceMs": 0}),
+    ]
+    ruff = shutil.which("ruff", path=str(BIN)) or shutil.which("ruff")
+    if ruff:
+        found += [Server("ruff push", [ruff, "server"]), Server("ruff pull", [ruff, "server"], pull=True)]
+    found += [
+        Server("pylsp push (undebounced)", [python, "-c", PYLSP_UNDEBOUNCED], settings=PYLSP_SETTINGS),
+        Server("pylsp push (as shipped)", [python, "-m", "pylsp"], settings=PYLSP_SETTINGS, edits=4),
+    ]
+    return found
+
+
+def make_workspace(scratch: Path) -> Workspace:
+    folders = [scratch / "a", scratch / "b"]
+    paths = []
+    for number, folder in enumerate(folders):
+        (folder / ".git").mkdir(parents=True)
+        (folder / "kapso_evaluation").mkdir()
+        path = folder / "kapso_evaluation" / "evaluate.py"
+        path.write_text(
+            generate_evaluator(1000, ("helper", "stage")[number], salt=number * 7), encoding="utf-8"
+        )
+        paths.append(path)
+        (folder / "brief.md").write_text(
+            "# Goal\nauc above 0.85\n\nMeasured by AUC (higher is better) on kapso_datasets/churn.csv, an 80/20 "
+            "split with seed 42, printed as `auc: <value>`.\n",
+            encoding="utf-8",
+        )
+    return Workspace(folders, paths[0], paths[1])
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    results: dict[str, Samples] = {}
+    with tempfile.TemporaryDirectory(prefix="proctor-lsp-bench-") as scratch:
+        workspace = make_workspace(Path(scratch))
+        for server in servers():
+            print(f"… {server.name}", file=sys.stderr, flush=True)
+            samples = results[server.name] = Samples()
+            count = min(args.edits, server.edits or args.edits)
+            for _ in range(args.rounds):
+                await Session(server, workspace, samples).first_diagnostics()
+                for pattern in PATTERNS:
+                    per_pattern = max(1, count // 2) if pattern is paste_and_undo else count
+                    await Session(server, workspace, samples).run(pattern, per_pattern, args.gap_ms / 1000)
+        lines = len(workspace.first.read_text(encoding="utf-8").splitlines())
+    return report(results, lines)
 
 
 def p95(values: list[float]) -> float:
@@ -380,118 +621,118 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def servers() -> list[Server]:
-    python = sys.executable
-    found = [
-        Server("proctor (pull)", [python, "-m", "lsp_server"], pull=True),
-        Server("proctor (push, as shipped)", [python, "-m", "lsp_server"]),
-        Server("proctor (push, debounceMs 0)", [python, "-m", "lsp_server"], init_options={"debounceMs": 0}),
-        Server("pylsp+pyflakes (undebounced)", [python, "-c", PYLSP_UNDEBOUNCED], settings=PYLSP_SETTINGS),
-        Server("pylsp+pyflakes (as shipped)", [python, "-m", "pylsp"], settings=PYLSP_SETTINGS),
-    ]
-    ruff = shutil.which("ruff", path=str(BIN)) or shutil.which("ruff")
-    if ruff:
-        found.append(Server("ruff server (reference)", [ruff, "server"]))
-        found.append(Server("ruff server (pull)", [ruff, "server"], pull=True))
-    return found
+def _summary(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "p95": p95(values), "n": len(values)}
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="proctor-lsp-bench-") as scratch:
-        workspace = Path(scratch)
-        (workspace / ".git").mkdir()
-        (workspace / "kapso_evaluation").mkdir()
-        path = workspace / "kapso_evaluation" / "evaluate.py"
-        source = generate_evaluator(1000)
-        path.write_text(source, encoding="utf-8")
-        (workspace / "brief.md").write_text(
-            "# Goal\nauc above 0.85\n\nMeasured by AUC (higher is better) on kapso_datasets/churn.csv, an 80/20 "
-            "split with seed 42, printed as `auc: <value>`.\n",
-            encoding="utf-8",
-        )
-        results = []
-        for server in servers():
-            if server.name.endswith("(as shipped)") and server.name.startswith("pylsp") and args.changes > 20:
-                opens, changes = min(args.opens, 10), 20  # 0.5 s a sample: fewer samples, same median
-            else:
-                opens, changes = args.opens, args.changes
-            print(f"… {server.name}", file=sys.stderr, flush=True)
-            results.append(await measure(server, workspace, path, opens, changes, args.gap_ms / 1000))
-    return report(results, len(source.splitlines()))
+def _ruff_peer(name: str) -> str:
+    return "ruff pull" if name.endswith("pull") else "ruff push"
 
 
-def report(results: list[Result], lines: int) -> dict[str, Any]:
-    rows = {
-        r.name: {
-            "open_median_ms": statistics.median(r.open_ms),
-            "open_p95_ms": p95(r.open_ms),
-            "change_median_ms": statistics.median(r.change_ms),
-            "change_p95_ms": p95(r.change_ms),
-            "samples": len(r.change_ms),
-            "rejected": r.rejected,
+def report(results: dict[str, Samples], lines: int) -> dict[str, Any]:
+    rows: dict[str, Any] = {}
+    for name, s in results.items():
+        rows[name] = {
+            "initialize": _summary(s.init_ms),
+            "ready": _summary(s.ready_ms),
+            "first_diagnostics": _summary(s.first_diagnostics_ms),
+            "open_cold": _summary(s.open_ms),
+            "open_second_file": _summary(s.second_open_ms),
+            "change": {
+                series: {**_summary(v), "rejected": s.rejected.get(series, 0)}
+                for series, v in s.change_ms.items()
+            },
         }
-        for r in results
-    }
-    pylsp = rows["pylsp+pyflakes (undebounced)"]["change_median_ms"]
-    proctor = {name: row for name, row in rows.items() if name.startswith("proctor")}
-    verdicts = {
-        name: {
-            "median_ok": row["change_median_ms"] <= 10,
-            "p95_ok": row["change_p95_ms"] <= 25,
-            "speedup_vs_pylsp_undebounced": pylsp / row["change_median_ms"],
-            "speedup_ok": pylsp / row["change_median_ms"] >= 3,
+    verdicts: dict[str, Any] = {}
+    for name, row in rows.items():
+        if not name.startswith("proctor"):
+            continue
+        peer = rows.get(_ruff_peer(name))
+        per_series = {}
+        for series, stats in row["change"].items():
+            ratio = stats["median"] / peer["change"][series]["median"] if peer else None
+            per_series[series] = {
+                "median_ok": stats["median"] <= 10,
+                "p95_ok": stats["p95"] <= 25,
+                "ratio_to_ruff": ratio,
+                "ratio_ok": ratio is not None and ratio <= 3,
+            }
+        verdicts[name] = {
+            "change": per_series,
+            "open_cold_ok": row["open_cold"]["median"] <= 60,
+            "open_second_file_ok": row["open_second_file"]["median"] <= 60,
+            "initialize_ok": row["initialize"]["median"] <= 300,
         }
-        for name, row in proctor.items()
-    }
     return {"lines": lines, "servers": rows, "proctor_targets": verdicts}
 
 
 def render(data: dict[str, Any]) -> str:
-    out = [f"LSP latency on a {data['lines']}-line evaluator (ms; stdio; median / p95)", ""]
-    out.append(
-        f"{'server':32} {'didOpen med':>11} {'p95':>8} {'didChange med':>14} {'p95':>8} {'rejected':>9}"
-    )
-    for name, row in data["servers"].items():
-        out.append(
-            f"{name:32} {row['open_median_ms']:11.1f} {row['open_p95_ms']:8.1f} "
-            f"{row['change_median_ms']:14.1f} {row['change_p95_ms']:8.1f} {row['rejected']:9d}"
-        )
-    out.append(
-        "(rejected: pushes/answers that did not reflect the edit they followed; the clock kept running)"
-    )
-    out.append("")
     rows = data["servers"]
+    out = [
+        f"LSP latency on a {data['lines']}-line evaluator, ms (median / p95), a fresh server per round",
+        "",
+    ]
+    out.append(f"{'didChange → diagnostics':28}" + "".join(f"{s:>15}" for s in SERIES))
+    for name, row in rows.items():
+        cells = [row["change"].get(s) for s in SERIES]
+        out.append(
+            f"{name:28}"
+            + "".join(f"{c['median']:7.1f} /{c['p95']:6.1f}" if c else f"{'-':>15}" for c in cells)
+        )
+    out.append("")
+    columns = {
+        "initialize": "initialize",
+        "ready": "loaded",
+        "open_cold": "cold didOpen",
+        "open_second_file": "2nd file open",
+        "first_diagnostics": "spawn→1st diag",
+    }
+    out.append(f"{'start-up and open':28}" + "".join(f"{label:>16}" for label in columns.values()))
+    for name, row in rows.items():
+        out.append(f"{name:28}" + "".join(f"{row[k]['median']:8.1f} /{row[k]['p95']:6.1f}" for k in columns))
+    out.append(
+        "(initialize: spawn → initialize answered; loaded: spawn → a first request answered; cold didOpen: on "
+        "that fresh, loaded server; 2nd file: another evaluator sharing no text; spawn→1st diag: didOpen "
+        "sent right after initialized)"
+    )
+    rejected = {n: sum(c["rejected"] for c in r["change"].values()) for n, r in rows.items()}
+    out.append(f"(answers that did not reflect their edit, clock kept running: {rejected})")
+    out.append("")
     for name, verdict in data["proctor_targets"].items():
-        row = rows[name]
-        marks = " ".join(
-            f"{label} {'ok' if verdict[key] else 'MISSED'}"
-            for label, key in (
-                ("median<=10", "median_ok"),
-                ("p95<=25", "p95_ok"),
-                (">=3x pylsp", "speedup_ok"),
-            )
-        )
+        peer = _ruff_peer(name)
+        parts = []
+        for series in SERIES:
+            v = verdict["change"].get(series)
+            if v is None:
+                continue
+            ok = v["median_ok"] and v["p95_ok"] and v["ratio_ok"]
+            ratio = f"{v['ratio_to_ruff']:.1f}x" if v["ratio_to_ruff"] is not None else "n/a"
+            parts.append(f"{series} {ratio}{'' if ok else ' MISSED'}")
+        out.append(f"{name} vs {peer} (median ratio; ok = ≤10 ms, p95 ≤25 ms, ≤3x): " + ", ".join(parts))
         out.append(
-            f"{name}: {verdict['speedup_vs_pylsp_undebounced']:.1f}x faster than pylsp undebounced "
-            f"(median {row['change_median_ms']:.1f} ms) — {marks}"
+            f"    initialize ≤300 {'ok' if verdict['initialize_ok'] else 'MISSED'}, cold didOpen ≤60 "
+            f"{'ok' if verdict['open_cold_ok'] else 'MISSED'}, 2nd file didOpen ≤60 "
+            f"{'ok' if verdict['open_second_file_ok'] else 'MISSED'}"
         )
-    ruff = rows.get("ruff server (reference)")
-    shipped = rows.get("pylsp+pyflakes (as shipped)")
-    best = min((r["change_median_ms"] for n, r in rows.items() if n.startswith("proctor")), default=0.0)
-    if ruff and best:
-        out.append(f"ruff server / proctor (best mode) median ratio: {ruff['change_median_ms'] / best:.2f}")
-    if shipped and best:
-        out.append(
-            f"pylsp as shipped / proctor (best mode) median ratio: {shipped['change_median_ms'] / best:.1f}"
+    pylsp = rows.get("pylsp push (undebounced)")
+    best = rows.get("proctor push (debounceMs 0)")
+    if pylsp and best:
+        ratios = ", ".join(
+            f"{s} {pylsp['change'][s]['median'] / best['change'][s]['median']:.1f}x"
+            for s in SERIES
+            if s in best["change"]
         )
+        out.append(f"pylsp undebounced / proctor push (debounceMs 0), median: {ratios}")
     return "\n".join(out)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--changes", type=int, default=60, help="didChange samples per server")
-    parser.add_argument("--opens", type=int, default=20, help="didOpen samples per server")
-    parser.add_argument("--gap-ms", type=float, default=100, help="pause between edits (a fast typist)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "--edits", type=int, default=40, help="edits per pattern and round (paste/undo: half)"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="fresh servers per pattern")
+    parser.add_argument("--gap-ms", type=float, default=0, help="pause before each edit (0: at once)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     args = parser.parse_args()
     data = asyncio.run(run(args))

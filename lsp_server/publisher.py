@@ -62,9 +62,9 @@ class Publisher:
         delay = self.delay(uri, immediate=immediate)
         if (timer := self._timers.pop(uri, None)) is not None:
             timer.cancel()
-        self._timers[uri] = loop.call_later(delay, self._fire, uri)
+        self._timers[uri] = loop.call_later(delay, self._fire, uri, immediate)
 
-    def _fire(self, uri: str) -> None:
+    def _fire(self, uri: str, immediate: bool = False) -> None:
         self._timers.pop(uri, None)
         started = time.monotonic()
         try:
@@ -73,7 +73,8 @@ class Publisher:
             log.exception("publishing diagnostics for %s failed", uri)
         finished = time.monotonic()
         self._last_lint[uri] = finished
-        self._cost[uri] = finished - started
+        if not immediate:  # an open's lint is cold (nothing cached yet): it says nothing about an edit's
+            self._cost[uri] = finished - started
 
     def publish(self, uri: str) -> None:
         """Push the document's diagnostics unless this version's result was pushed already."""

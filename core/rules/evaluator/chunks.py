@@ -445,6 +445,7 @@ class _Cutter:
         self.starts: list[int] = []
         self.budgets: list[int] = []  # merge budget left where each chunk starts
         self.resumed_at: int | None = None
+        self.error: SyntaxError | ValueError | None = None  # the whole text's parse error, when found
         self._iter = _iter_points(text, start)
         self._points: list[int] = []
         self._done = False
@@ -479,6 +480,8 @@ class _Cutter:
             piece = text[start:end]
             occurrence = self.seen.get(piece, 0)
             chunk = _cached_chunk(piece, occurrence)
+            if not isinstance(chunk, Chunk) and self._fails_from(start):
+                return False
             while not isinstance(chunk, Chunk):
                 following = self._point(index + 1)
                 if following is None or self.budget <= 0:
@@ -495,6 +498,51 @@ class _Cutter:
             self.budgets.append(budget_before)
             self.line += _count_lines(text, start, end, carriage_returns)
         return True
+
+    def _fails_from(self, start: int) -> bool:
+        """Whether the text from `start` (a chunk start: every chunk before it parsed) fails to parse; its
+        error is then the whole text's (`error`, shifted to document lines). Merging the failing piece
+        with what follows cannot help then, and parsing the whole text again is not needed."""
+        head = self.text[:start]
+        if "__future__" in head:  # a future import (barry_as_FLUFL) can change how the rest parses
+            return False
+        found = _suffix_error(self.text[start:])
+        if found is None:
+            return False
+        self.error = shift_error(found, _count_lines(self.text, 0, start, "\r" in self.text))
+        return True
+
+
+_DETECTED_AT = re.compile(r"(?<=\bline )(\d+)")
+
+
+def _suffix_error(text: str) -> SyntaxError | ValueError | None:
+    with _LOCK:
+        failed = _FAILED.get(text)
+    if failed is not None:
+        return failed
+    parsed = parse(text)
+    if isinstance(parsed, ast.Module):
+        return None
+    with _LOCK:
+        _FAILED[text] = parsed
+        while len(_FAILED) > MAX_FAILED:
+            _FAILED.popitem(last=False)
+    return parsed
+
+
+def shift_error(error: SyntaxError | ValueError, lines: int) -> SyntaxError | ValueError:
+    """The parse error of a text that starts `lines` lines into the document, in document lines (the line
+    numbers CPython writes into messages such as "'(' on line 3" or "(detected at line 9)" too)."""
+    if not lines or not isinstance(error, SyntaxError):
+        return error
+    msg = _DETECTED_AT.sub(lambda m: str(int(m.group(1)) + lines), error.msg)
+    lineno = error.lineno + lines if error.lineno else error.lineno
+    end_lineno = error.end_lineno + lines if error.end_lineno else error.end_lineno
+    shifted = SyntaxError(
+        msg, (error.filename, lineno, error.offset, error.text, end_lineno, error.end_offset)
+    )
+    return shifted
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -545,13 +593,14 @@ def _remember(parsed: _Parsed, replaces: _Parsed | None) -> None:
         del _RECENT[MAX_RECENT:]
 
 
-def _reparse(text: str, old: _Parsed, prefix: int, suffix: int) -> _Parsed | None:
+def _reparse(text: str, old: _Parsed, prefix: int, suffix: int) -> _Parsed | SyntaxError | ValueError | None:
     """`text` parsed from an earlier parse of a text that shares its first `prefix` and last `suffix`
     characters: the chunks wholly inside the shared head are kept, the edited middle is cut and parsed as
     usual, and the old chunks take over again at the first chunk start inside the shared tail.
 
-    None when that cannot give what a parse from scratch gives (the caller then parses from scratch): a
-    merge budget that could run out differently, or one chunk placed twice.
+    The parse error when the text does not parse (found from the first piece that fails, see
+    `_Cutter._fails_from`); None when that cannot give what a parse from scratch gives (the caller then
+    parses from scratch): a merge budget that could run out differently, or one chunk placed twice.
     """
     ends = [*old.starts[1:], len(old.text)]
     keep = bisect.bisect_right(ends, prefix - _SAME_CUT)  # chunks whose text and following cut are unchanged
@@ -571,7 +620,7 @@ def _reparse(text: str, old: _Parsed, prefix: int, suffix: int) -> _Parsed | Non
     }
     cutter = _Cutter(text, old.starts[keep], old.placed[keep].line, left, seen)
     if not cutter.run(resume, old.budgets):
-        return None
+        return cutter.error
     placed = old.placed[:keep] + cutter.placed
     starts = old.starts[:keep] + cutter.starts
     budgets = [b + shift for b in old.budgets[:keep]] + cutter.budgets
@@ -597,11 +646,13 @@ def parse_document(text: str) -> list[Placed] | SyntaxError | ValueError:
     base = _closest(text) if text else None
     if base is not None:
         parsed = _reparse(text, *base)
+        if isinstance(parsed, SyntaxError | ValueError):
+            return parsed
         if parsed is not None:
             _remember(parsed, base[0])
             return parsed.placed
     cutter = _Cutter(text, 0, 0, _budget(text), {})
     if not cutter.run():
-        return _whole(text)
+        return cutter.error or _whole(text)
     _remember(_Parsed(text, cutter.placed, cutter.starts, cutter.budgets), base[0] if base else None)
     return cutter.placed
