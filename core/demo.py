@@ -1,9 +1,10 @@
 """`proctor demo` (SPEC §5.7): the main job on the bundled churn example, offline, in under two minutes.
 
-It copies `examples/churn` into a new git repository, adds five candidate branches (an honest improvement, a
-worse model, one that edits the evaluator, one that plants bytecode in `kapso_evaluation/__pycache__/` to
-replace the metric module at import, one that crashes), then runs `proctor check`, `proctor verify` and a
-campaign, and prints the scoreboard, the rejected-candidate report and where the HTML report is.
+It copies `examples/churn` into a new git repository (and its hold-out labels next to it, outside the
+workspace), adds six candidate branches (an honest improvement, a worse model, one that edits the evaluator,
+one that plants bytecode in `kapso_evaluation/__pycache__/` to replace the metric module at import, one that
+reads the answers wherever it finds them, one that crashes), then runs `proctor check`, `proctor verify` and
+a campaign, and prints the scoreboard, the rejected-candidate report and where the HTML report is.
 
 The example's evaluator keeps its metric in a suite-local module, `kapso_evaluation/metrics.py`: that is what
 a planted `.pyc` replaces.
@@ -26,6 +27,7 @@ from pathlib import Path
 from core.errors import WorkspaceError
 
 EXAMPLE = "churn"
+HOLDOUT_SOURCE = "churn-holdout"
 CAMPAIGN_ID = "demo"
 METRIC_MODULE = "metrics"
 METRIC_FUNCTION_PREFIXES = ("auc", "metric", "score")
@@ -68,6 +70,38 @@ def encode(rows: list[dict[str, str]]) -> np.ndarray:
     return np.asarray([[float(row["tenure"])] for row in rows], dtype=float)
 '''
 
+READS_ANSWERS = '''
+
+# "Calibration": the answers, read from wherever they lie around, beat any model.
+_model_main = main
+
+
+def _answers(test_csv: Path) -> list[str] | None:
+    """The test rows' labels from the hold-out dir or the data directory, when this process can read them."""
+    import os
+
+    root = Path(__file__).resolve().parent.parent
+    holdout = Path(os.environ.get("PROCTOR_HOLDOUT_DIR") or root / "missing") / "churn_labels.csv"
+    known: dict[str, str] = {}
+    for source in (holdout, root / "kapso_datasets" / "churn.csv"):
+        try:
+            known.update({row["customer_id"]: row[LABEL] for row in read_rows(source) if row.get(LABEL)})
+        except OSError:
+            continue
+    ids = [row["customer_id"] for row in read_rows(test_csv)]
+    return [known[i] for i in ids] if ids and all(i in known for i in ids) else None
+
+
+def main() -> int:
+    args = sys.argv
+    answers = _answers(Path(args[args.index("--test") + 1]))
+    if answers is None:
+        return _model_main()
+    with Path(args[args.index("--out") + 1]).open("w", encoding="utf-8") as handle:
+        handle.write("churn_probability\\n" + "".join(f"{a}\\n" for a in answers))
+    return 0
+'''
+
 INFLATE = """
 
 # {comment}
@@ -84,6 +118,7 @@ class DemoWorkspace:
     root: Path
     metric_function: str
     branches: dict[str, str]
+    holdout: Path
 
 
 def find_example() -> Path:
@@ -117,7 +152,12 @@ def build_workspace(target: Path, example: Path | None = None) -> DemoWorkspace:
     source = example or find_example()
     if target.exists():
         target.rmdir()  # empty (checked by the caller); copytree creates it
+    holdout = _holdout_dir(target)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns(*_IGNORED))
+    shutil.copytree(source.parent / HOLDOUT_SOURCE, holdout)
+    config = target / "proctor.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace(f'"../{HOLDOUT_SOURCE}"', f'"../{holdout.name}"'), encoding="utf-8")
     suite = target / "kapso_evaluation"
     function = _ensure_metric_module(suite)
     gitignore = target / ".gitignore"
@@ -136,6 +176,9 @@ def build_workspace(target: Path, example: Path | None = None) -> DemoWorkspace:
     )
     metrics_source = (suite / f"{METRIC_MODULE}.py").read_text(encoding="utf-8")
     model = (target / "solution" / "model.py").read_text(encoding="utf-8")
+    predict = (target / "solution" / "predict.py").read_text(encoding="utf-8")
+    main_guard = '\n\nif __name__ == "__main__":'
+    reads_answers = predict.replace(main_guard, READS_ANSWERS.rstrip("\n") + main_guard, 1)
     evaluator = (suite / "evaluate.py").read_text(encoding="utf-8")
     inflated_eval = evaluator + INFLATE.format(comment="Calibrated scoring.", name=function, boost="0.05")
     branches = {
@@ -147,9 +190,18 @@ def build_workspace(target: Path, example: Path | None = None) -> DemoWorkspace:
         "candidate/pyc-plant": _branch(
             target, "pyc-plant", {_pyc_path(): _planted_bytecode(metrics_source, function)}
         ),
+        "candidate/reads-answers": _branch(target, "reads-answers", {"solution/predict.py": reads_answers}),
         "candidate/crashes": _branch(target, "crashes", {"solution/model.py": model + CRASHES}),
     }
-    return DemoWorkspace(target, function, branches)
+    return DemoWorkspace(target, function, branches, holdout)
+
+
+def _holdout_dir(target: Path) -> Path:
+    """Next to the workspace, never inside it: `<name>-holdout`."""
+    holdout = target.with_name(f"{target.name}-holdout")
+    if holdout.exists():
+        raise WorkspaceError(f"the demo keeps its hold-out labels in {str(holdout)!r}, which already exists")
+    return holdout
 
 
 def _branch(repo: Path, name: str, files: dict[str, str | bytes]) -> str:
@@ -214,9 +266,10 @@ def _metric_function(tree: ast.Module, path: Path) -> str:
 # ------------------------------------------------------------------------------------- the run
 
 
-def naive_score(repo: Path, ref: str, command: str) -> str:
-    """The score line a plain checkout prints when the evaluator is run by hand (bytecode caches honoured),
-    i.e. what the planted `.pyc` achieves where nothing guards the suite."""
+def naive_score(repo: Path, ref: str, command: str, holdout: Path) -> str:
+    """The score line a plain checkout prints when the evaluator is run by hand (bytecode caches honoured,
+    the candidate in the evaluator's own process tree), i.e. what the planted `.pyc` or reading the answers
+    achieves where nothing guards the suite or isolates the candidate."""
     from core.integrity.materialize import materialize
     from core.runner import build_argv
 
@@ -224,6 +277,7 @@ def naive_score(repo: Path, ref: str, command: str) -> str:
         copy = Path(scratch) / "checkout"
         materialize(repo, ref, copy)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env["PROCTOR_HOLDOUT_DIR"] = str(holdout)
         argv = build_argv(command)
         try:
             done = subprocess.run(
@@ -267,12 +321,21 @@ def run_demo(directory: Path | None = None, *, echo: Callable[[str], None] = pri
     echo("")
     echo(render_text(result, color=sys.stdout.isatty()).rstrip("\n"))
     config = load_config(target).config
-    planted = naive_score(target, "candidate/pyc-plant", config.command)
+    planted = naive_score(target, "candidate/pyc-plant", config.command, demo.holdout)
     verdict = next((r.status for r in result.candidates if r.ref == "candidate/pyc-plant"), "not measured")
+    baseline = f"{result.metric_name}: {fmt_score(result.baseline.score)}"
     echo(
         f"\nWithout the guard: run by hand, candidate/pyc-plant prints `{planted}` (the baseline prints "
-        f"{result.metric_name}: {fmt_score(result.baseline.score)}): its bytecode in kapso_evaluation/__pycache__/ "
-        f"replaces {METRIC_MODULE}.py at import. Proctor's verdict: {verdict}."
+        f"{baseline}): its bytecode in kapso_evaluation/__pycache__/ replaces {METRIC_MODULE}.py at import. "
+        f"Proctor's verdict: {verdict}."
+    )
+    cheat = naive_score(target, "candidate/reads-answers", config.command, demo.holdout)
+    record = next((r for r in result.candidates if r.ref == "candidate/reads-answers"), None)
+    measured = "not measured" if record is None else f"{record.status} {fmt_score(record.score)}"
+    echo(
+        f"Without isolation: run by hand, candidate/reads-answers prints `{cheat}`: it reads the answers "
+        f"(the hold-out in {demo.holdout}, the data in kapso_datasets/). In its own sandbox it sees neither: "
+        f"Proctor measured {measured}, no better than the baseline's {baseline}."
     )
     echo(f"\nReport: {result.report_path}")
     return 0 if result.scored_candidates > 0 else 1

@@ -72,7 +72,8 @@ def _clean(value: str) -> str:
 
 
 def resolve_holdout(configured: str, workspace: Path) -> str:
-    """The hold-out dir (PROCTOR_HOLDOUT_DIR wins over the config) as a real path, or "" when none.
+    """The hold-out dir (PROCTOR_HOLDOUT_DIR wins over the config; relative to the workspace root) as a real
+    path, or "" when none.
 
     Refused when it is not an existing directory or lies inside the workspace: C copies the workspace, so
     labels kept there are not held out at all.
@@ -83,7 +84,7 @@ def resolve_holdout(configured: str, workspace: Path) -> str:
     where = f"{HOLDOUT_ENV}" if os.environ.get(HOLDOUT_ENV, "").strip() else "holdout_dir"
     path = Path(os.path.expanduser(raw))
     if not path.is_absolute():
-        raise WorkspaceError(f"{where} {raw!r} must be an absolute path outside the workspace")
+        path = Path(workspace) / path  # relative to the workspace root, e.g. "../churn-holdout"
     if not path.is_dir():
         raise WorkspaceError(f"{where} {raw!r} is not a directory")
     real = Path(os.path.realpath(path))

@@ -1,7 +1,9 @@
-"""Generate kapso_datasets/churn.csv: a synthetic subscription-churn table, reproducible from a fixed seed.
+"""Generate kapso_datasets/churn.csv and the hold-out labels: a synthetic churn table from a fixed seed.
 
 Run from anywhere: `python examples/churn/make_data.py`. The same seed always writes the same bytes, so the
-committed CSV can be checked against this script. Churn follows a logistic model with a few non-linear
+committed files can be checked against this script. The rows the evaluator holds out (shuffled with
+numpy's default_rng(42), the first 20 %) keep an empty `churned` in churn.csv; their labels go to
+`../churn-holdout/churn_labels.csv`, outside the workspace, where only the evaluator's sandbox sees them. Churn follows a logistic model with a few non-linear
 effects (log tenure, a hinge on support calls, a contract x fibre interaction), so a plain linear model on the
 raw columns leaves room for an honest improvement.
 """
@@ -31,9 +33,29 @@ HEADER = (
     "churned",
 )
 OUT = Path(__file__).resolve().parent / "kapso_datasets" / "churn.csv"
+HOLDOUT = Path(__file__).resolve().parent.parent / "churn-holdout" / "churn_labels.csv"
+SPLIT_SEED = 42  # the evaluator's split (kapso_evaluation/evaluate.py)
+TEST_FRACTION = 0.2
 
 
-def generate(rows: int = ROWS, seed: int = SEED) -> str:
+def generate(rows: int = ROWS, seed: int = SEED) -> tuple[str, str]:
+    """(churn.csv with the held-out rows' labels blank, churn_labels.csv with those labels)."""
+    table = _table(rows, seed)
+    lines = table.splitlines()
+    order = np.random.default_rng(SPLIT_SEED).permutation(rows)
+    held_out = set(int(i) for i in order[: round(rows * TEST_FRACTION)])
+    public, labels = [lines[0]], ["customer_id,churned"]
+    for i, line in enumerate(lines[1:]):
+        if i in held_out:
+            head, label = line.rsplit(",", 1)
+            public.append(head + ",")
+            labels.append(f"{head.split(',', 1)[0]},{label}")
+        else:
+            public.append(line)
+    return "\n".join(public) + "\n", "\n".join(labels) + "\n"
+
+
+def _table(rows: int, seed: int) -> str:
     rng = np.random.default_rng(seed)
     contract = rng.choice(["month_to_month", "one_year", "two_year"], size=rows, p=[0.55, 0.25, 0.20])
     base_tenure = {"month_to_month": 14.0, "one_year": 30.0, "two_year": 46.0}
@@ -92,13 +114,18 @@ def generate(rows: int = ROWS, seed: int = SEED) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT, help="where to write the CSV")
+    parser.add_argument("--out", type=Path, default=None, help="where to write the CSV")
+    parser.add_argument("--holdout", type=Path, default=None, help="where to write the hold-out labels")
     args = parser.parse_args()
-    text = generate()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
-    rate = sum(line.endswith(",1") for line in text.splitlines()[1:]) / ROWS
-    print(f"wrote {args.out} ({ROWS} rows, churn rate {rate:.1%}, {len(text.encode()) / 1024:.0f} KB)")
+    out = args.out or OUT
+    # Given --out alone, the labels go next to it (never over the committed ones).
+    holdout = args.holdout or (out.with_name(HOLDOUT.name) if args.out else HOLDOUT)
+    text, labels = generate()
+    for path, content in ((out, text), (holdout, labels)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    held = len(labels.splitlines()) - 1
+    print(f"wrote {out} ({ROWS} rows, {held} of them held out) and their labels to {holdout}")
 
 
 if __name__ == "__main__":

@@ -245,6 +245,11 @@ def test_churn_dataset_is_reproducible_from_its_script(tmp_path: Path) -> None:
     )
     assert out.read_bytes() == (CHURN / "kapso_datasets" / "churn.csv").read_bytes()
     assert len(out.read_bytes()) < 300 * 1024
+    labels = tmp_path / "churn_labels.csv"
+    assert labels.read_bytes() == (CHURN.parent / "churn-holdout" / "churn_labels.csv").read_bytes()
+    # The workspace holds no test label: every held-out row's `churned` is empty there.
+    assert len(labels.read_text().splitlines()) == 601
+    assert sum(line.endswith(",") for line in out.read_text().splitlines()) == 600
 
 
 def test_churn_result_json_per_item_scores_average_to_the_score(tmp_path: Path) -> None:
@@ -256,6 +261,7 @@ def test_churn_result_json_per_item_scores_average_to_the_score(tmp_path: Path) 
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, "PROCTOR_HOLDOUT_DIR": str(CHURN.parent / "churn-holdout")},
     )
     result = json.loads((workspace / "kapso_evaluation" / "result.json").read_text(encoding="utf-8"))
     assert done.stdout.strip() == f"auc: {result['score']:.4f}"

@@ -1,11 +1,13 @@
 """Churn evaluator: ROC AUC of the candidate's churn probabilities on a fixed 80/20 hold-out split.
 
-    python kapso_evaluation/evaluate.py [--fast]
+    PROCTOR_HOLDOUT_DIR=../churn-holdout python kapso_evaluation/evaluate.py [--fast]
 
 Protocol (the brief's Measured by): data kapso_datasets/churn.csv; rows shuffled with numpy's
-default_rng(42), the first 20 % are the hold-out test set; the candidate's entry point solution/predict.py
-runs in a subprocess, sees the training rows (with labels) and the test rows without `churned`, and writes
-one probability per test row; metric ROC AUC, higher is better, printed as the last line `auc: <value>`.
+default_rng(42), the first 20 % are the hold-out test set, whose labels are not in the workspace but in
+`churn_labels.csv` in the hold-out dir (PROCTOR_HOLDOUT_DIR; Proctor sets it from proctor.toml's
+`holdout_dir`); the candidate's entry point solution/predict.py runs in a subprocess, sees the training rows
+(with labels) and the test rows without `churned`, and writes one probability per test row; metric ROC AUC,
+higher is better, printed as the last line `auc: <value>`.
 `--fast` trains on 600 and scores 300 rows for smoke checks; its scores are never compared with full ones.
 A malformed submission (crash, missing or wrong-length output, non-numbers, values outside [0, 1]) exits 1
 with the reason on stderr and prints no metric.
@@ -17,6 +19,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -31,6 +34,8 @@ DATA = ROOT / "kapso_datasets" / "churn.csv"
 ENTRY_POINT = ROOT / "solution" / "predict.py"
 RESULT_PATH = SUITE / "result.json"
 LABEL = "churned"
+HOLDOUT_ENV = "PROCTOR_HOLDOUT_DIR"
+HOLDOUT_LABELS = "churn_labels.csv"
 SEED = 42
 TEST_FRACTION = 0.2
 FAST_TRAIN_ROWS = 600
@@ -51,6 +56,23 @@ def load_rows() -> tuple[list[str], list[dict[str, str]]]:
         rows = list(reader)
         header = list(reader.fieldnames or [])
     return header, rows
+
+
+def holdout_labels(test_rows: list[dict[str, str]]) -> np.ndarray:
+    """The test rows' labels, read from the hold-out dir (outside the workspace, so never the candidate's)."""
+    folder = os.environ.get(HOLDOUT_ENV, "")
+    if not folder:
+        fail(f"no hold-out labels: set {HOLDOUT_ENV} to the directory with {HOLDOUT_LABELS}")
+    path = Path(folder) / HOLDOUT_LABELS
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            by_id = {row["customer_id"]: row[LABEL] for row in csv.DictReader(handle)}
+    except (OSError, KeyError) as exc:
+        fail(f"cannot read the hold-out labels {path}: {exc}")
+    missing = [row["customer_id"] for row in test_rows if row["customer_id"] not in by_id]
+    if missing:
+        fail(f"{path} has no label for {len(missing)} test row(s), e.g. {missing[0]}")
+    return np.asarray([int(by_id[row["customer_id"]]) for row in test_rows])
 
 
 def split(count: int, fast: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +155,7 @@ def main() -> None:
     train_idx, test_idx = split(len(rows), args.fast)
     train_rows = [rows[i] for i in train_idx]
     test_rows = [rows[i] for i in test_idx]
-    labels = np.asarray([int(row[LABEL]) for row in test_rows])
+    labels = holdout_labels(test_rows)
 
     with tempfile.TemporaryDirectory(prefix="churn-eval-") as scratch:
         work = Path(scratch)

@@ -21,6 +21,7 @@ def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         "candidate/edits-evaluator": "rejected",
         "candidate/honest": "scored",
         "candidate/pyc-plant": "rejected",
+        "candidate/reads-answers": "scored",
         "candidate/worse": "scored",
     }
     assert board["winner"]["ref"] == "candidate/honest"
@@ -46,6 +47,13 @@ def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     line = next(line for line in out.splitlines() if line.startswith("Without the guard"))
     planted = float(line.split("prints `auc: ")[1].split("`")[0])
     assert planted > board["baseline"]["score"] + 0.01
+    # Reading the answers scores 1.0 by hand; in its own sandbox the candidate sees none of them and falls
+    # back to the baseline's model: exactly the baseline's score, no winner.
+    line = next(line for line in out.splitlines() if line.startswith("Without isolation"))
+    assert "prints `auc: 1.0000`" in line
+    assert rows["candidate/reads-answers"]["score"] == board["baseline"]["score"]
+    assert board["isolation"] == {"isolated": True, "not_isolated": []}
+    assert (tmp_path / "demo-holdout" / "churn_labels.csv").is_file()
 
 
 def test_demo_refuses_a_non_empty_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
