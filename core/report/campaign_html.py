@@ -118,6 +118,7 @@ _GROUP_TITLES = {
     "failed": "Failed: timed out, crashed or printed no score",
 }
 _COLUMNS = 7
+_NOT_ISOLATED = ' <span class="status s-rejected">· not isolated</span>'
 
 
 def render_report(model: ReportModel) -> str:
@@ -182,10 +183,11 @@ def _page(title: str, body: Sequence[str], version: str) -> str:
 def _isolation_banner(h: Header) -> str:
     if h.isolated:
         return ""
+    reasons = "; ".join(h.not_isolated)
     return (
-        '<p class="banner" role="alert"><strong>Not isolated:</strong> candidates ran in the sandbox '
-        f"&ldquo;{_e(h.sandbox or 'unknown')}&rdquo;, without their own file, process and network namespaces: they "
-        "could read the evaluator's files and answers. Treat the scores as unverified.</p>"
+        '<p class="banner" role="alert"><strong>Not isolated:</strong> '
+        f"{_e(reasons)} (sandbox &ldquo;{_e(h.sandbox or 'unknown')}&rdquo;). Candidate code shared the evaluator's "
+        "sandbox and could read its files and answers: treat the scores as unverified.</p>"
     )
 
 
@@ -282,7 +284,7 @@ def _row(row: ReportRow, order: int) -> str:
         f'<th scope="row" class="c-ref">{_breakable(row.ref)}'
         f"<code>{_e(short(row.commit) if row.commit else '—')}</code></th>"
         f'<td class="c-status"><span class="status {status_class}"><span aria-hidden="true">{row.mark}</span> '
-        f"{_e(row.label)}</span></td>"
+        f"{_e(row.label)}</span>{_NOT_ISOLATED if row.not_isolated else ''}</td>"
         f'<td class="num c-score">{_e(row.score_text if row.group == "ranked" else "—")}</td>'
         f'<td class="delta c-delta">{delta}</td><td class="c-find">{_e(codes)}</td>'
         f'<td class="num c-time">{row.duration_s:.1f}s</td></tr>'
@@ -304,6 +306,10 @@ def _details(row: ReportRow) -> str:
     sections = []
     if row.reason and row.group != "ranked":
         sections.append(f'<p class="reason"><strong>Why:</strong> {_e(row.reason)}</p>')
+    if row.not_isolated:
+        sections.append(
+            f'<p class="reason s-rejected"><strong>Not isolated:</strong> {_e(row.not_isolated)}</p>'
+        )
     facts = row.facts
     if facts is not None and facts.message:
         sections.append(f"<h3>Commit message</h3><pre>{_e(facts.message)}</pre>")
@@ -334,6 +340,8 @@ def _summary(row: ReportRow) -> str:
         parts.append(f"{count} file{'' if count == 1 else 's'} +{added} −{deleted}")
     if row.findings:
         parts.append(f"{len(row.findings)} finding{'' if len(row.findings) == 1 else 's'}")
+    if row.not_isolated:
+        parts.append("not isolated")
     if row.stdout_tail or row.stderr_tail:
         parts.append("output")
     return " · ".join(parts) or "details"

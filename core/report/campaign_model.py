@@ -81,6 +81,7 @@ class ReportRow:
     facts: CommitFacts | None
     external_metrics: tuple[tuple[str, float], ...] = ()
     external_error: str = ""
+    not_isolated: str = ""
 
     @property
     def score_text(self) -> str:
@@ -136,6 +137,7 @@ class Header:
     goal: str
     sandbox: str
     isolated: bool
+    not_isolated: tuple[str, ...]
     interpreter: str
     proctor_version: str
     delivered_branch: str | None
@@ -237,6 +239,7 @@ def _row(scored: ScoredRow, facts: Mapping[str, CommitFacts], winner: int | None
         facts=facts.get(record.commit or ""),
         external_metrics=tuple(sorted(external.metrics.items())) if external is not None else (),
         external_error=external.error if external is not None and external.error else "",
+        not_isolated=record.not_isolated,
     )
 
 
@@ -265,8 +268,9 @@ def standard_error(items: Sequence[float] | None) -> float | None:
 def _header(result: CampaignResult, proctor_version: str) -> Header:
     ev = result.evaluator
     base = result.baseline
-    isolated_attr = getattr(result, "isolated", None)
-    isolated = bool(isolated_attr) if isinstance(isolated_attr, bool) else not _process_level(result.sandbox)
+    reasons = result.not_isolated
+    if not reasons and _process_level(result.sandbox):  # checkpoints from before records said why
+        reasons = ("the campaign ran at the process level",)
     return Header(
         campaign_id=result.campaign_id,
         started_at=result.started_at,
@@ -282,7 +286,8 @@ def _header(result: CampaignResult, proctor_version: str) -> Header:
         direction=result.direction,
         goal=result.goal,
         sandbox=result.sandbox,
-        isolated=isolated,
+        isolated=not reasons,
+        not_isolated=reasons,
         interpreter=str(getattr(result, "interpreter", "") or ""),
         proctor_version=result.proctor_version or proctor_version,
         delivered_branch=result.delivered_branch,

@@ -17,6 +17,7 @@ from core.report.campaign_chart import (
     shorten_middle,
     tick_text,
 )
+from core.report.campaign_html import render_report
 from core.report.campaign_model import (
     CommitFacts,
     build_model,
@@ -101,6 +102,23 @@ def test_header_times_versions_and_isolation() -> None:
     assert build_model(old).header.duration_s is None
     process = replace(factory.demo_like(), sandbox="process (explicitly configured)")
     assert not build_model(process).header.isolated
+
+
+def test_a_candidate_that_shared_the_evaluator_sandbox_makes_the_report_say_not_isolated() -> None:
+    demo = factory.demo_like()
+    leaky = replace(
+        demo.rows[0].record, not_isolated="the evaluator imports the candidate in-process (EV014)"
+    )
+    result = replace(demo, rows=(replace(demo.rows[0], record=leaky), *demo.rows[1:]))
+    model = build_model(result)
+    assert not model.header.isolated
+    assert model.header.not_isolated == ("the evaluator imports the candidate in-process (EV014)",)
+    page = render_report(model)
+    body = page[page.index("<main>") :]
+    assert body.startswith(
+        '<main><p class="banner" role="alert"><strong>Not isolated:</strong> the evaluator'
+    )
+    assert page.count("· not isolated</span>") == 1
 
 
 def test_baseline_band_uses_the_standard_error_of_its_per_item_scores() -> None:
