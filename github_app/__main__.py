@@ -7,6 +7,8 @@ setting is one line on stderr and exit 2 before anything listens.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import logging
 import signal
 import sys
@@ -28,6 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_PR_SET_DUMPABLE = 4
+
+
+def protect_process() -> None:
+    """Make this process non-dumpable: processes of the same user (a candidate run under the `process`
+    sandbox) can then neither read its memory (the installation token) nor /proc/PID/environ, which keeps
+    the initial environment — the private key — even after `load_settings` removed it from os.environ."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
@@ -37,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from github_app.app import App
     from github_app.settings import load_settings
 
+    protect_process()
     try:
         app = App(load_settings())
     except ProctorError as exc:

@@ -121,3 +121,28 @@ def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: 
     accepted = text.REPLY_ACCEPTED.format(version=entry.version, evaluator_id=entry.evaluator_id[:12])
     _reply(event, ctx, pr.repo, pr.number, accepted)
     return True
+
+
+def _rerequested_pulls(event: Event) -> list[int]:
+    """PR numbers of a re-requested Proctor check run, or of a re-requested check suite."""
+    item = event.payload.get("check_run") or event.payload.get("check_suite")
+    if not isinstance(item, dict):
+        return []
+    if event.name == "check_run" and item.get("name") != text.CHECK_NAME:
+        return []
+    pulls = item.get("pull_requests")
+    numbers = [p.get("number") for p in pulls if isinstance(p, dict)] if isinstance(pulls, list) else []
+    return [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
+
+
+@router.register("check_run", action="rerequested", when=lambda e: bool(_rerequested_pulls(e)))
+@router.register("check_suite", action="rerequested", when=lambda e: bool(_rerequested_pulls(e)))
+def on_rerequested(event: Event, ctx: JobContext) -> None:
+    """ "Re-run" in GitHub's checks tab is `/proctor run`: only people with write access see the button."""
+    repo = str(event.payload["repository"]["full_name"])
+    for number in _rerequested_pulls(event):
+        pr = ctx.gh.get_pull(repo, number)
+        ctx.store.approve(
+            repo, number, pr.head_sha, str((event.payload.get("sender") or {}).get("login", ""))
+        )
+        score_pull_request(pr, ctx, rerun=True)

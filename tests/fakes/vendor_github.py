@@ -24,11 +24,12 @@ ENDPOINTS = (
     ("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
     ("POST", "/app/installations/{installation_id}/access_tokens"),
 )
-# (event, index in the package's example list, file name)
+# (event, action, file name): the first example of that action that carries an installation
 EXAMPLES = (
     ("pull_request", "opened", "pull_request.opened.json"),
     ("pull_request", "synchronize", "pull_request.synchronize.json"),
     ("issue_comment", "created", "issue_comment.created.json"),
+    ("check_run", "rerequested", "check_run.rerequested.json"),
     ("ping", None, "ping.json"),
 )
 
@@ -52,7 +53,6 @@ def vendor_schemas(openapi_tgz: Path) -> None:
 def vendor_examples(examples_tgz: Path) -> None:
     events = {e["name"]: e["examples"] for e in _member(examples_tgz, "package/api.github.com/index.json")}
     for event, action, filename in EXAMPLES:
-        # The first example of that action that carries an installation (an App receives those).
         chosen = next(
             (x for x in events[event] if x.get("action") == action and "installation" in x),
             next(x for x in events[event] if x.get("action") == action),

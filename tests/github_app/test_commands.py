@@ -77,3 +77,24 @@ def test_unknown_and_later_commands_get_a_reply_and_run_nothing(harness: Harness
     assert "does not know" in bodies[0] and "@someone" not in bodies[0]
     assert "not available" in bodies[1]
     assert harness.fake.runs_for(harness.project.sha("cmd")) == []
+
+
+def test_rerequested_check_run_measures_again(harness: Harness) -> None:
+    from tests.github_app.conftest import example
+
+    harness.project.ws.branch("rerun", {"solution/predict.py": predict("0.6")})
+    harness.project.publish()
+    head = harness.project.sha("rerun")
+    harness.deliver("pull_request", harness.pull_payload("opened", 23, "rerun"))
+    harness.work()
+    payload = example("check_run.rerequested")
+    payload["repository"]["full_name"] = REPO
+    payload["installation"] = {"id": 7}
+    payload["check_run"]["name"] = "Proctor"
+    payload["check_run"]["pull_requests"] = [{"number": 23, "head": {"sha": head}, "base": {"sha": "x"}}]
+    harness.deliver("check_run", payload)
+    harness.work()
+    assert [r.conclusion for r in harness.fake.runs_for(head)] == ["success", "success"]
+    payload["check_run"]["name"] = "someone else's check"
+    harness.deliver("check_run", payload)
+    assert harness.work() == 0

@@ -133,3 +133,14 @@ def test_secrets_leave_the_environment_once_read(tmp_path: Path, app_key: tuple[
     assert settings.webhook_secret == "s" and "PRIVATE KEY" in settings.private_key
     assert "PROCTOR_PRIVATE_KEY" not in env and "PROCTOR_WEBHOOK_SECRET" not in env
     assert "PRIVATE KEY" not in repr(settings)
+
+
+def test_the_app_process_is_not_dumpable() -> None:
+    code = (
+        "import ctypes; from github_app.__main__ import protect_process; protect_process(); "
+        "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"  # PR_GET_DUMPABLE
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "0"
