@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from github import Auth, Github, GithubIntegration, GithubRetry, UnknownObjectException
 from github.IssueComment import IssueComment
@@ -119,6 +120,15 @@ class PyGithubPort:
         if status == "in_progress":
             body["started_at"] = _now()
         return int(self._call("POST", f"/repos/{repo}/check-runs", body)["id"])
+
+    def find_check_run(self, repo: str, head_sha: str, *, name: str, external_id: str) -> int | None:
+        found = self._call(
+            "GET", f"/repos/{repo}/commits/{head_sha}/check-runs?check_name={quote(name)}&per_page=100"
+        )
+        for run in found.get("check_runs", []):
+            if isinstance(run, dict) and run.get("external_id") == external_id:
+                return int(run["id"])
+        return None
 
     def update_check_run(
         self,

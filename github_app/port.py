@@ -60,6 +60,10 @@ class GitHubPort(Protocol):
         details_url: str = "",
     ) -> int: ...
 
+    def find_check_run(self, repo: str, head_sha: str, *, name: str, external_id: str) -> int | None:
+        """The check run this app made on `head_sha` with `external_id` (a job re-run after a crash)."""
+        ...
+
     def update_check_run(
         self,
         repo: str,

@@ -85,12 +85,19 @@ def _check_run_id(pr: PullRequestRef, ctx: JobContext, key: str, existing: Check
     if existing is not None and existing.check_run_id is not None:
         return existing.check_run_id
     ctx.store.save_check_run(key, pr.repo, pr.number, pr.head_sha, pr.base_sha, status="queued")
-    check_id = ctx.gh.create_check_run(
+    external_id = f"proctor-job-{ctx.job_id}"
+    # A re-run of a job killed between creating the check run and recording it finds that one again.
+    found = (
+        ctx.gh.find_check_run(pr.repo, pr.head_sha, name=text.CHECK_NAME, external_id=external_id)
+        if ctx.attempt > 1
+        else None
+    )
+    check_id = found or ctx.gh.create_check_run(
         pr.repo,
         pr.head_sha,
         name=text.CHECK_NAME,
         status="queued",
-        external_id=f"proctor-job-{ctx.job_id}",
+        external_id=external_id,
         details_url=_details_url(ctx, pr),
     )
     ctx.store.save_check_run(key, pr.repo, pr.number, pr.head_sha, pr.base_sha, check_run_id=check_id)

@@ -300,6 +300,7 @@ _ROUTES = [
     ("POST", re.compile(r"^/repos/([^/]+/[^/]+)/issues/(\d+)/comments$"), "create_comment"),
     ("PATCH", re.compile(r"^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$"), "update_comment"),
     ("GET", re.compile(r"^/repos/([^/]+/[^/]+)/pulls/(\d+)$"), "get_pull"),
+    ("GET", re.compile(r"^/repos/([^/]+/[^/]+)/commits/([0-9a-f]{40})/check-runs$"), "list_runs"),
 ]
 
 
@@ -430,3 +431,13 @@ def _get_pull(fake: FakeGitHub, repo: str, number: str, _d: Any, _q: str) -> tup
     if pull is None:
         raise _Refused(404, "Not Found")
     return 200, pull
+
+
+def _list_runs(fake: FakeGitHub, repo: str, sha: str, _d: Any, query: str) -> tuple[int, Any]:
+    params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+    runs = [
+        _run_json(r)
+        for r in fake.check_runs.values()
+        if r.repo == repo and r.head_sha == sha and r.name == params.get("check_name", r.name)
+    ]
+    return 200, {"total_count": len(runs), "check_runs": runs}

@@ -34,6 +34,10 @@ class FakeGH:
         self.writes.append(("create_check_run", repo, head_sha, status))
         return self._next
 
+    def find_check_run(self, repo: str, head_sha: str, *, name: str, external_id: str) -> int | None:
+        self.writes.append(("find_check_run", repo, head_sha))
+        return None
+
     def update_check_run(
         self,
         repo: str,

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from github_app.store import Store
 from tests.core.campaign.conftest import predict
 from tests.github_app.conftest import REPO, Harness
 
@@ -150,3 +155,29 @@ def test_the_token_reaches_git_only_in_memory(harness: Harness) -> None:
         if path.is_file():
             content = path.read_bytes()
             assert not any(token.encode() in content for token in tokens), path
+
+
+def test_a_job_that_died_right_after_creating_its_check_run_reuses_it(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    harness.project.ws.branch("crashy", {"solution/predict.py": predict("0.7")})
+    harness.project.publish()
+    harness.deliver("pull_request", harness.pull_payload("opened", 13, "crashy"))
+    original = Store.save_check_run
+    died: list[bool] = []
+
+    def die_once(self: Store, *args: Any, **values: Any) -> None:
+        if "check_run_id" in values and not died:
+            died.append(True)
+            raise RuntimeError("killed between GitHub's answer and the commit")
+        original(self, *args, **values)
+
+    monkeypatch.setattr(Store, "save_check_run", die_once)
+    harness.work()
+    (orphan,) = harness.fake.runs_for(harness.project.sha("crashy"))
+    assert orphan.status == "queued"
+    runner = harness.app.runner()
+    for job_id in harness.app.store.recover():
+        runner.run(job_id)
+    (run,) = harness.fake.runs_for(harness.project.sha("crashy"))
+    assert run.id == orphan.id and run.conclusion == "success"
