@@ -1,6 +1,10 @@
 """## What it does
-Flags network access in the suite: importing or calling `requests`, `httpx`, `urllib.request`, `aiohttp`,
-`socket`, `http.client` or `urllib3`, and reading data from an `http(s)://` URL.
+Flags network access in the suite, at the call: `requests`, `httpx`, `urllib.request` (`urlopen`,
+`urlretrieve`), `aiohttp`, `socket`, `http.client` or `urllib3`; dataset and model hubs
+(`datasets.load_dataset`, `huggingface_hub`, `from_pretrained("org/model")`, `torch.hub`,
+torchvision/torchaudio datasets with `download=True`, `keras.datasets`, `tensorflow_datasets`,
+`sklearn.datasets.fetch_*`, `kaggle`, `nltk.download`); `pip install`, `git clone`, `curl` or `wget` run
+in a subprocess; and reading data from an `http(s)://` URL. Importing a library is not itself access.
 
 ## Why is this bad?
 A score that depends on a remote service changes when the service does, fails when the network is down,
@@ -74,22 +78,15 @@ def _network(module: str) -> str | None:
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
-    for imp in ctx.imports:
-        modules: list[str] = []
-        if isinstance(imp, ast.Import):
-            modules = [a.name for a in imp.names]
-        elif imp.level == 0 and imp.module:
-            modules = [imp.module, *(f"{imp.module}.{a.name}" for a in imp.names)]
-        hits = {m for m in (_network(x) for x in modules) if m}
-        if hits:
-            yield ctx.diagnostic(
-                rule, imp, f"imports `{sorted(hits)[0]}`: the evaluator should not use the network"
-            )
     for call in ctx.calls:
         name = ctx.call_name(call)
         module = _network(name) if name else None
         if module is not None:
             yield ctx.diagnostic(rule, call, f"`{name}()` accesses the network")
+            continue
+        through = hub_download(ctx, call, name) if name else None
+        if through is not None:
+            yield ctx.diagnostic(rule, call, f"{through}: the evaluator should not use the network")
             continue
         func = call.func
         local = (
@@ -99,6 +96,100 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
         url = _url_argument(ctx, call, label)
         if url is not None:
             yield ctx.diagnostic(rule, call, f"`{label}()` reads from the network ({url[:60]})")
+
+
+# Calls that always fetch from a hub or a download server (by qualified-name prefix).
+HUB_PREFIXES = (
+    "huggingface_hub.",
+    "kaggle.",
+    "kagglehub.",
+    "openml.",
+    "gdown.",
+    "wget.",
+    "torch.hub.",
+    "keras.datasets.",
+    "tensorflow.keras.datasets.",
+    "tensorflow_datasets.load",
+    "tensorflow_datasets.builder",
+    "sklearn.datasets.fetch_",
+    "nltk.download",
+    "spacy.cli.download",
+    "gensim.downloader.",
+    "keras.utils.get_file",
+    "tensorflow.keras.utils.get_file",
+)
+DOWNLOADING_DATASETS = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.")
+# `datasets.load_dataset` builders that read local files (`load_dataset("csv", data_files=...)`).
+LOCAL_BUILDERS = frozenset(
+    {"csv", "json", "parquet", "text", "arrow", "pandas", "imagefolder", "audiofolder", "webdataset", "sql"}
+)
+SUBPROCESS_CALLS = frozenset(
+    {
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "os.system",
+        "os.popen",
+    }
+)
+
+
+def hub_download(ctx: EvaluatorContext, call: ast.Call, name: str) -> str | None:
+    """What a library call downloads from, or None when it is not a download."""
+    if name.startswith(HUB_PREFIXES):
+        return f"`{name}()` downloads from a remote hub or server"
+    if name.startswith(DOWNLOADING_DATASETS):
+        download = next((kw.value for kw in call.keywords if kw.arg == "download"), None)
+        if isinstance(download, ast.Constant) and download.value is True:
+            return f"`{name}(download=True)` downloads the dataset"
+        return None
+    if name == "datasets.load_dataset":
+        source = ctx.string_value(call.args[0]) if call.args else None
+        if source is not None and (source in LOCAL_BUILDERS or source.startswith((".", "/"))):
+            return None
+        return f"`datasets.load_dataset({source!r})` downloads from the Hugging Face Hub"
+    if name.endswith(".from_pretrained"):
+        return _from_pretrained(ctx, call, name)
+    if name in SUBPROCESS_CALLS:
+        return _networked_command(ctx, call)
+    return None
+
+
+def _from_pretrained(ctx: EvaluatorContext, call: ast.Call, name: str) -> str | None:
+    if any(kw.arg == "local_files_only" for kw in call.keywords):
+        return None
+    source = ctx.string_value(call.args[0]) if call.args else None
+    if source is None or source.startswith((".", "/", "~")):
+        return None
+    can_look = ctx.lint.workspace is not None or ctx.lint.exists is not None
+    if can_look and ctx.lint.path_exists(source):
+        return None  # a model directory in the workspace
+    return f"`{name.rsplit('.', 2)[-2]}.from_pretrained({source!r})` downloads from the Hugging Face Hub"
+
+
+def _command_words(ctx: EvaluatorContext, call: ast.Call) -> list[str]:
+    if not call.args:
+        return []
+    first = call.args[0]
+    if isinstance(first, ast.List | ast.Tuple):
+        return [w for w in (ctx.string_value(e) for e in first.elts) if w is not None]
+    text = ctx.string_value(first)
+    return text.split() if text is not None else []
+
+
+def _networked_command(ctx: EvaluatorContext, call: ast.Call) -> str | None:
+    words = [w.rsplit("/", 1)[-1] for w in _command_words(ctx, call)]
+    pairs = set(zip(words, words[1:], strict=False))
+    if ("pip", "install") in pairs or ("pip3", "install") in pairs:
+        return "`pip install` in a subprocess downloads packages"
+    if ("git", "clone") in pairs or ("git", "fetch") in pairs or ("git", "pull") in pairs:
+        return "`git clone` in a subprocess fetches over the network"
+    for tool in ("curl", "wget", "huggingface-cli", "kaggle"):
+        if tool in words:
+            return f"`{tool}` in a subprocess uses the network"
+    return None
 
 
 def _url_argument(ctx: EvaluatorContext, call: ast.Call, label: str) -> str | None:

@@ -204,16 +204,18 @@ def _aggregated(ctx: EvaluatorContext, node: ast.AST) -> bool:
     return isinstance(parent, ast.Call) and ctx.call_name(parent) in ("sum", "any", "all", "max", "min")
 
 
+def _keeps_submitted(ctx: EvaluatorContext, condition: ast.expr) -> bool:
+    """`k in preds`: a filter that keeps the items the submission has."""
+    if not isinstance(condition, ast.Compare) or not any(isinstance(op, ast.In) for op in condition.ops):
+        return False
+    return any(is_prediction_name(name_of(ctx, c)) for c in condition.comparators)
+
+
 def _comprehension(ctx: EvaluatorContext, node: ast.ListComp | ast.DictComp) -> str | None:
     for generator in node.generators:
         keys = _target_names(generator.target)
         for condition in generator.ifs:
-            membership = isinstance(condition, ast.Compare) and any(
-                isinstance(op, ast.In) for op in condition.ops
-            )
-            if membership and any(
-                is_prediction_name(name_of(ctx, c)) for c in ast.iter_child_nodes(condition)
-            ):
+            if _keeps_submitted(ctx, condition):
                 return "only the items that have a prediction are kept"
         if is_prediction_name(name_of(ctx, generator.iter)):
             elements: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]

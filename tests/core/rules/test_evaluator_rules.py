@@ -176,7 +176,7 @@ def test_select_and_ignore_prefixes() -> None:
 
 
 def test_suite_helpers_only_get_starred_rules() -> None:
-    text = "import random\nimport requests\nrandom.shuffle([1])\n"
+    text = 'import random\nimport requests\nrandom.shuffle([1])\nrequests.get("https://x")\n'
     found = {d.code for d in run(text, "kapso_evaluation/helpers.py", DocumentKind.SUITE_PYTHON)}
     assert found == {"EV009", "EV011"}
     assert {d.code for d in run(text)} >= {"EV002", "EV005", "EV007", "EV009", "EV011"}

@@ -45,8 +45,8 @@ AMBIGUOUS_POSITIONS = {
     "EV007": "the ArgumentParser(...) call; line 1 when the evaluator parses no options at all",
     "EV009": "the unseeded call or constructor (default_rng(), Random(), KFold(...)), not each later draw",
     "EV010": "every wall-clock call whose value reaches the score (both calls of a deadline loop)",
-    "EV011": "the import of a network library and each call through it (adopted: the doc says 'importing or "
-    "calling'), or the call that reads an http(s) URL",
+    "EV011": "each call that reaches the network (a client, a hub download, `pip install` in a subprocess), or "
+    "the call that reads an http(s) URL; not the bare import",
     "EV017": "line 1 of the evaluator entry (adopted: result.json is not a linted document; I first expected "
     "line 1 of result.json)",
     "BR001": "the Goal heading or line, which is line 1 in these briefs (adopted: I first expected line 1 "

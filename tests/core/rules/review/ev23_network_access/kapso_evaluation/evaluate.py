@@ -8,7 +8,7 @@ import json
 import math
 import subprocess
 import sys
-import urllib.request  # expect: EV011
+import urllib.request
 from pathlib import Path
 
 import numpy as np

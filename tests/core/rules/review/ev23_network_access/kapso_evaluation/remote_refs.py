@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import requests  # expect: EV011
+import requests
 
 SERVICE = "https://geodata.internal.example/api/v1/coords"
 
