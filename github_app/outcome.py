@@ -173,12 +173,15 @@ def _failure_report(record: CandidateRecord, side: str) -> str:
     return "\n\n".join(parts)
 
 
+def isolation_notice(m: Measured) -> str:
+    """The first line of every summary and comment when the evaluator ran without a namespace sandbox."""
+    if m.isolated:
+        return ""
+    return f"**not isolated**: the evaluator ran without a namespace sandbox ({hygiene.inline(m.sandbox)})."
+
+
 def body_sections(m: Measured) -> list[str]:
-    sections = []
-    if not m.isolated:
-        sections.append(
-            f"**not isolated**: the evaluator ran without a namespace sandbox ({hygiene.inline(m.sandbox)})."
-        )
+    sections = [notice] if (notice := isolation_notice(m)) else []
     sections.append(score_table(m))
     report = rejected_report(m.head)
     if report:
@@ -244,10 +247,11 @@ def comment_body(
     m: Measured | None, outcome_title: str, conclusion: str, details_url: str = "", extra: str = ""
 ) -> str:
     """The one PR comment, found again by its hidden marker and updated in place."""
-    head = f"{COMMENT_MARKER}\n### Proctor: {conclusion}\n\n**{hygiene.inline(outcome_title, 300)}**"
-    parts = [head]
+    notice = isolation_notice(m) if m is not None else ""
+    head = f"### Proctor: {conclusion}\n\n**{hygiene.inline(outcome_title, 300)}**"
+    parts = [f"{COMMENT_MARKER}\n{notice}" if notice else COMMENT_MARKER, head]
     if m is not None:
-        parts += body_sections(m)
+        parts += [section for section in body_sections(m) if section != notice]
     if extra:
         parts.append(extra)
     pointer = (

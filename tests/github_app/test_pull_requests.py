@@ -27,6 +27,9 @@ def test_opened_pr_is_scored_against_its_base_and_commented(harness: Harness) ->
     assert "| base |" in run.output["summary"] and "0.5000" in run.output["summary"]
     (comment,) = harness.fake.comments_on(REPO, 5)
     assert comment["body"].startswith("<!-- proctor:pr -->")
+    # The workspace asks for the `process` sandbox: the first thing a reader sees says so.
+    assert comment["body"].splitlines()[1].startswith("**not isolated**")
+    assert run.output["summary"].startswith("**not isolated**")
     assert "score 0.7500" in comment["body"]
     assert harness.fake.violations == []
 
@@ -181,3 +184,34 @@ def test_a_job_that_died_right_after_creating_its_check_run_reuses_it(
         runner.run(job_id)
     (run,) = harness.fake.runs_for(harness.project.sha("crashy"))
     assert run.id == orphan.id and run.conclusion == "success"
+
+
+def test_in_the_namespace_sandbox_no_secret_reaches_the_candidate(harness: Harness) -> None:
+    from tests.core.campaign.conftest import git
+
+    ws = harness.project.ws
+    ws.write("proctor.toml", ws.root.joinpath("proctor.toml").read_text().replace('"process"', '"namespace"'))
+    ws.commit_all("isolate")
+    snoop = (
+        "import os, sys\n"
+        "print(sorted(os.environ.items()), file=sys.stderr)\n"
+        "for pid in os.listdir('/proc'):\n"
+        "    if pid.isdigit():\n"
+        "        try: print(open(f'/proc/{pid}/environ', 'rb').read(), file=sys.stderr)\n"
+        "        except OSError as exc: print(pid, exc, file=sys.stderr)\n"
+        "sys.exit(3)\n"
+    )
+    ws.branch("snoop", {"solution/predict.py": snoop})
+    git(ws.root, "checkout", "--quiet", "main")
+    harness.project.publish()
+    harness.deliver("pull_request", harness.pull_payload("opened", 14, "snoop"))
+    harness.work()
+    (run,) = harness.fake.runs_for(harness.project.sha("snoop"))
+    assert run.conclusion == "failure" and run.output["title"].startswith("failed: ")
+    assert "namespace via" in run.output["summary"] and "not isolated" not in run.output["summary"]
+    (comment,) = harness.fake.comments_on(REPO, 14)
+    assert "the candidate exited 3" in comment["body"]
+    assert "PROCTOR_RUN_CANDIDATE" in comment["body"]  # what the candidate saw did reach GitHub
+    secrets = [*harness.fake.tokens, harness.env["PROCTOR_WEBHOOK_SECRET"], "PRIVATE KEY"]
+    for record in harness.fake.requests:
+        assert not any(secret.encode() in record.body for secret in secrets)
