@@ -28,6 +28,7 @@ labels = json.loads(Path("/srv/holdout/labels.json").read_text())
 from __future__ import annotations
 
 import ast
+import itertools
 import sys
 from collections.abc import Iterator
 
@@ -181,7 +182,7 @@ def _command_words(ctx: EvaluatorContext, call: ast.Call) -> list[str]:
 
 def _networked_command(ctx: EvaluatorContext, call: ast.Call) -> str | None:
     words = [w.rsplit("/", 1)[-1] for w in _command_words(ctx, call)]
-    pairs = set(zip(words, words[1:], strict=False))
+    pairs = set(itertools.pairwise(words))
     if ("pip", "install") in pairs or ("pip3", "install") in pairs:
         return "`pip install` in a subprocess downloads packages"
     if ("git", "clone") in pairs or ("git", "fetch") in pairs or ("git", "pull") in pairs:
