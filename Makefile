@@ -4,7 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.proctor-installed
 
-.PHONY: demo test lint typecheck pytest bench install clean
+.PHONY: demo test lint typecheck pytest bench install clean vsix npm-test
+
+# The VS Code extension (vscode-client/): npm packages once per lock file, the bundled server once per change
+# of the Python sources it copies, the .vsix on every `make vsix`.
+CLIENT := vscode-client
+NPM_STAMP := $(CLIENT)/node_modules/.proctor-npm-ci
+BUNDLE_STAMP := $(CLIENT)/bundled/bundle.json
+BUNDLE_SOURCES := $(shell find core lsp_server -name '*.py' -o -name '*.json' -o -name '*.md' -o -name '*.tmpl' 2>/dev/null)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,10 +35,24 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck pytest
+test: lint typecheck pytest npm-test
+
+$(NPM_STAMP): $(CLIENT)/package.json $(CLIENT)/package-lock.json
+	cd $(CLIENT) && npm ci --no-audit --no-fund
+	touch $(NPM_STAMP)
+
+$(BUNDLE_STAMP): $(STAMP) $(CLIENT)/scripts/bundle_libs.py $(BUNDLE_SOURCES)
+	$(BIN)/python $(CLIENT)/scripts/bundle_libs.py
+
+vsix: $(NPM_STAMP) $(BUNDLE_STAMP)
+	cd $(CLIENT) && npm run --silent package
+
+npm-test: vsix
+	cd $(CLIENT) && npm run --silent typecheck && npm run --silent lint && npm test && npm run test:protocol && npm run test:package
 
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(CLIENT)/node_modules $(CLIENT)/out $(CLIENT)/dist $(CLIENT)/bundled/libs $(BUNDLE_STAMP) $(CLIENT)/proctor.vsix
