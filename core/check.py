@@ -31,6 +31,7 @@ __all__ = [
     "find_workspace",
     "read_text",
     "with_path_prefix",
+    "workspace_root",
 ]
 
 # Directories never searched for briefs: VCS data, environments, caches, Proctor's and Kapso's own state.
@@ -111,6 +112,16 @@ def find_workspace(file: Path, cwd: Path) -> Path:
         if under_cwd and directory == cwd:
             return cwd
     return file.parent
+
+
+def workspace_root(start: Path) -> Path:
+    """Where `proctor check` with no path looks: the nearest directory at or above `start` with proctor.toml,
+    [tool.proctor] in pyproject.toml, or .git (as git and ruff find their root); `start` when there is none."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        if _is_marker_dir(directory):
+            return directory
+    return start
 
 
 def _walk(top: Path, skip_dirs: frozenset[str], prune: Path | None = None) -> list[Path]:
@@ -296,7 +307,7 @@ def check_targets(
     """The CLI's view: each directory is a workspace of its own; files are grouped by their workspace."""
     here = (cwd or Path.cwd()).resolve()
     if not targets:
-        targets = [here]
+        targets = [workspace_root(here)]
     results: list[CheckResult] = []
     files: dict[Path, list[Path]] = {}
     for target in targets:

@@ -77,6 +77,12 @@ def check(
         for d in result.diagnostics
     ]
     files = sum(len(result.documents) for result in results)
+    if files == 0:
+        where = ", ".join(str(result.workspace) for result in results) or str(cwd)
+        raise _fail(
+            f"no file checked in {where}: no evaluator (kapso_evaluation/evaluate.py or `command` in "
+            "proctor.toml), brief or proctor.toml found"
+        )
     fixed = sum(result.fix_report.count for result in results if result.fix_report is not None)
     sys.stdout.write(
         render(

@@ -471,3 +471,30 @@ def test_apply_fixes_deletes_files_skips_overlaps_and_stops_when_stable(tmp_path
 
 def diag(code: str, fix: Fix) -> Diagnostic:
     return Diagnostic(code, "test", Severity.ERROR, "a.txt", Range.of(0, 0, 0, 1), f"{code} found", fix)
+
+
+def test_check_with_no_path_finds_the_workspace_root_upward(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "proctor.toml").write_text('brief = "brief.md"\n', encoding="utf-8")
+    (workspace / "brief.md").write_text(INCOMPLETE, encoding="utf-8")
+    deep = workspace / "kapso_datasets" / "nested"
+    deep.mkdir()
+    monkeypatch.chdir(deep)
+    code, out, _err = run(capsys, "check", "--format", "json")
+    assert code == 1
+    paths = {d["path"] for d in json.loads(out)["diagnostics"]}
+    assert paths == {"brief.md"}  # found at the root two levels up, shown relative to it
+
+
+def test_check_that_checks_no_file_fails_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / ".git").mkdir()
+    monkeypatch.chdir(empty)
+    code, out, err = run(capsys, "check")
+    assert code == 2
+    assert out == ""
+    assert err.startswith("proctor: error: no file checked in ") and err.count("\n") == 1
