@@ -120,12 +120,13 @@ class CandidateService:
 
     def _serve(self, conn: socket.socket) -> None:
         fds: list[int] = []
+        reply: dict[str, Any] = {"ok": True}
         try:
             request, fds = _receive(conn)
             if request.get("kind") == "imported":
                 self.stats.imported = True
-                return
-            reply = self._run(request, fds, conn)
+            else:
+                reply = self._run(request, fds, conn)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             reply = {"error": f"bad request: {exc}"}
         finally:

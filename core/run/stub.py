@@ -75,11 +75,10 @@ def _finish(reply: dict[str, object]) -> None:
     """Exit as the candidate did."""
     if "signal" in reply:
         number = int(str(reply["signal"]))
-        try:
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP cannot be caught anyway
             signal.signal(number, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):
             os.kill(os.getpid(), number)
-        except (OSError, ValueError):
-            pass
         os._exit(128 + number)
     if "timeout" in reply:
         _say(f"the candidate did not finish in time ({reply['timeout']}): it was killed")
