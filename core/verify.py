@@ -94,6 +94,7 @@ class VerifyReport:
     duration_s: float
     sandbox: SandboxChoice
     command: str
+    notes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -191,17 +192,45 @@ def verify_workspace(
     if config.entry_point.strip():
         _relative_inside(workspace, config.entry_point.strip(), "entry_point")
     holdout = resolve_holdout(config.holdout_dir, workspace)
-    stale = workspace / suite_rel / "result.json"
+    result_rel = f"{suite_rel}/result.json"
+    stale = workspace / result_rel
+    notes: list[str] = []
     if stale.is_file() or stale.is_symlink():
-        return _refused(workspace, config, choice, f"{suite_rel}/result.json", started)
+        if not untracked_in_git(workspace, result_rel):
+            return _refused(workspace, config, choice, result_rel, started)
+        notes.append(
+            f"ignored the untracked {result_rel} (left by an earlier run), as a campaign does: it measures "
+            "commits only. Add result.json to .gitignore"
+        )
     with tempfile.TemporaryDirectory(prefix="proctor-verify-") as scratch:
         copy = Path(scratch) / (workspace.resolve().name or "workspace")
         _copy_workspace(workspace, copy)
+        (copy / result_rel).unlink(missing_ok=True)
         clauses, metric = _verify_copy(_Workspace(copy, config, choice, holdout), runs)
     verdict: Literal["pass", "fail"] = "fail" if any(c.status == "fail" for c in clauses) else "pass"
     return VerifyReport(
-        workspace, verdict, metric, tuple(clauses), time.monotonic() - started, choice, config.command
+        workspace,
+        verdict,
+        metric,
+        tuple(clauses),
+        time.monotonic() - started,
+        choice,
+        config.command,
+        tuple(notes),
     )
+
+
+def untracked_in_git(workspace: Path, rel: str) -> bool:
+    """True when `workspace` is a git work tree and `rel` is not committed there (a campaign never sees it)."""
+    from core.errors import GitError
+    from core.integrity.git import run_git
+
+    try:
+        if run_git(workspace, "rev-parse", "--is-inside-work-tree").strip() != "true":
+            return False
+        return run_git(workspace, "ls-files", "-z", "--", rel).strip("\0") == ""
+    except GitError:
+        return False
 
 
 def _refused(

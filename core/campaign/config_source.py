@@ -24,10 +24,10 @@ class ConfigSource:
 
 
 def describe_source(
-    root: Path, baseline_ref: str, baseline_commit: str, loaded: LoadedConfig, baseline_dir: Path
+    root: Path | None, baseline_ref: str, baseline_commit: str, loaded: LoadedConfig, baseline_dir: Path
 ) -> ConfigSource:
     """The one-line provenance of `loaded` (read from the baseline's materialized tree) and the comparison
-    with the config in the working tree at `root`."""
+    with the config in the working tree at `root` (None: a bare repository, no working tree)."""
     at = f"{baseline_ref} ({baseline_commit[:10]})"
     if loaded.path is None:
         line = f"default config (no proctor.toml or [tool.proctor] in the baseline commit {at})"
@@ -35,7 +35,7 @@ def describe_source(
     else:
         name = loaded.path.relative_to(baseline_dir).as_posix()
         line = f"config {name} from the baseline commit {at}"
-    return ConfigSource(line, _compare(root, name, at, loaded.config))
+    return ConfigSource(line, _compare(root, name, at, loaded.config) if root is not None else None)
 
 
 def _compare(root: Path, name: str, at: str, baseline: Config) -> str | None:

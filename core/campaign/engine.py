@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import glob
 import multiprocessing
 import os
 import tempfile
@@ -58,6 +57,7 @@ from core.campaign.verdict import NoiseRule
 from core.campaign.worker import MeasureJob, init_worker, measure
 from core.errors import CampaignError, ConfigError, GitError
 from core.registry import EvaluatorRef
+from core.state_root import ensure_writable
 from core.treewalk import remove_tree
 
 if TYPE_CHECKING:
@@ -138,6 +138,7 @@ def run_campaign(
     (core/campaign/prompt_source.py).
     """
     root = _workspace(Path(repo))
+    ensure_writable(root)  # a read-only checkout: say where state goes before anything runs
     stored: CampaignState | None = None
     if resume:
         cid = check_campaign_id(campaign_id) if campaign_id else latest_campaign(root)
@@ -187,24 +188,48 @@ def run_campaign(
 
 
 def _workspace(repo: Path) -> Path:
+    """The repository's top directory; for a bare repository its git directory (commits are read from the
+    object store either way, so a campaign needs no working tree)."""
     from core.integrity.git import run_git
 
     if not repo.is_dir():
         raise CampaignError(f"workspace {str(repo)!r} does not exist")
     try:
-        top = run_git(repo, "rev-parse", "--show-toplevel").strip()
+        bare = run_git(repo, "rev-parse", "--is-bare-repository").strip() == "true"
+        top = run_git(repo, "rev-parse", "--absolute-git-dir" if bare else "--show-toplevel").strip()
     except GitError:
         raise CampaignError(f"{str(repo)!r} is not a git repository (a campaign measures commits)") from None
     return Path(top).resolve()
 
 
+def is_bare(root: Path) -> bool:
+    from core.integrity.git import run_git
+
+    return run_git(root, "rev-parse", "--is-bare-repository").strip() == "true"
+
+
+def _baseline_commit(root: Path, ref: str) -> str:
+    """The baseline's sha; a repository without any commit gets told what to do first."""
+    from core.integrity.git import resolve_commit, run_git
+
+    try:
+        return resolve_commit(root, ref)
+    except GitError:
+        if not run_git(root, "rev-list", "-n", "1", "--all", check=False).strip():
+            raise CampaignError(
+                f"{root} has no commits yet: commit a baseline first (git add -A && git commit -m baseline); "
+                "a campaign measures commits against it"
+            ) from None
+        raise
+
+
 @contextlib.contextmanager
 def _work_root(cid: str) -> Any:
-    """A private temp dir for materialized trees; leftovers of a killed run of this campaign are removed."""
-    prefix = f"proctor-campaign-{cid}-"
-    for stale in glob.glob(os.path.join(tempfile.gettempdir(), glob.escape(prefix) + "*")):
-        remove_tree(stale)
-    path = Path(tempfile.mkdtemp(prefix=prefix))
+    """A private temp dir for materialized trees; leftovers of killed campaigns (marked) are removed."""
+    from core.campaign.tempdirs import make_work_root, remove_orphans
+
+    remove_orphans()
+    path = make_work_root(cid)
     try:
         yield path
     finally:
@@ -228,7 +253,6 @@ def _prepare(
     prompt: _PromptArgs | None = None,
 ) -> tuple[_Setup, CampaignState]:
     from core.config import load_config
-    from core.integrity.git import resolve_commit
     from core.integrity.guard import refuse_stale_result
     from core.integrity.manifest import snapshot
     from core.integrity.materialize import materialize
@@ -239,7 +263,7 @@ def _prepare(
         baseline_ref, baseline_commit = stored.baseline_ref, stored.fingerprint.baseline_commit
     else:
         baseline_ref = baseline or "HEAD"
-        baseline_commit = resolve_commit(root, baseline_ref)
+        baseline_commit = _baseline_commit(root, baseline_ref)
     baseline_dir = work_root / "baseline"
     materialize(root, baseline_commit, baseline_dir)
     try:
@@ -248,7 +272,9 @@ def _prepare(
         where = f"{baseline_ref}:{exc.path.relative_to(baseline_dir).as_posix()}"
         raise ConfigError(where, exc.line, exc.key, exc.problem) from None
     config = loaded.config
-    provenance = describe_source(root, baseline_ref, baseline_commit, loaded, baseline_dir)
+    provenance = describe_source(
+        None if is_bare(root) else root, baseline_ref, baseline_commit, loaded, baseline_dir
+    )
     refuse_stale_result(baseline_dir, config)  # IN006: before anything runs
     resolve_holdout(config.holdout_dir, root)  # a hold-out inside the workspace is refused up front
     suite = snapshot(baseline_dir / config.evaluation_dir, config)

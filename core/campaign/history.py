@@ -16,6 +16,7 @@ from typing import Any
 from core.atomic import atomic_write_json
 from core.campaign.model import CandidateRecord
 from core.errors import CampaignError
+from core.state_root import history_file
 
 HISTORY_PATH = Path(".kapso") / "experiment_history.json"
 
@@ -100,7 +101,7 @@ def to_experiment_record(
 
 
 def read_history(repo: Path) -> list[dict[str, Any]]:
-    path = repo / HISTORY_PATH
+    path = history_file(repo)
     if not path.exists():
         return []
     try:
@@ -119,4 +120,4 @@ def append_history(repo: Path, entries: Sequence[dict[str, Any]]) -> None:
     existing = read_history(repo)
     keys = {entry["solution"] for entry in entries}
     kept = [item for item in existing if item.get("solution") not in keys]
-    atomic_write_json(repo / HISTORY_PATH, kept + list(entries))
+    atomic_write_json(history_file(repo), kept + list(entries))

@@ -44,6 +44,7 @@ from core.campaign.candidates import generated_ref
 from core.campaign.model import CandidateRecord, Direction, compare_rows, pick_winner
 from core.campaign.state import CampaignState, PlannedCandidate
 from core.errors import CampaignError, GitError, JudgeError
+from core.state_root import proctor_dir
 
 if TYPE_CHECKING:
     from core.config import Config, JudgeConfig
@@ -664,7 +665,7 @@ class PromptDriver:
             base_url=resolve_base_url(self.config.judge) or None,
             budget_usd=self.remaining_usd(),
         )
-        return replace(settings, cache_path=self.repo / ".proctor" / "judge-cache.sqlite")
+        return replace(settings, cache_path=proctor_dir(self.repo) / "judge-cache.sqlite")
 
     # -- measuring
 

@@ -19,6 +19,7 @@ from core.campaign.model import CandidateRecord, ref_from_json, ref_to_json
 from core.campaign.verdict import NoiseRule
 from core.errors import CampaignError
 from core.registry import EvaluatorRef
+from core.state_root import proctor_dir
 
 STATE_SCHEMA = 1
 CAMPAIGNS_DIR = Path(".proctor") / "campaigns"
@@ -208,7 +209,7 @@ def _noise(data: Any) -> NoiseRule:
 
 
 def campaign_dir(repo: Path, campaign_id: str) -> Path:
-    return repo / CAMPAIGNS_DIR / campaign_id
+    return proctor_dir(repo) / "campaigns" / campaign_id
 
 
 def state_path(repo: Path, campaign_id: str) -> Path:
@@ -231,7 +232,7 @@ def load_state(repo: Path, campaign_id: str) -> CampaignState:
 
 def latest_campaign(repo: Path) -> str:
     """The most recently created campaign with a checkpoint (what `--resume` without an id continues)."""
-    root = repo / CAMPAIGNS_DIR
+    root = proctor_dir(repo) / "campaigns"
     found: list[tuple[str, str]] = []
     if root.is_dir():
         for child in sorted(root.iterdir()):

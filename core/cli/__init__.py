@@ -50,6 +50,14 @@ def _command_of(args: Sequence[str]) -> str | None:
     return None
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from core import __version__
+
+        typer.echo(f"proctor {__version__}")
+        raise typer.Exit(0)
+
+
 def build_app(command: str | None = None) -> typer.Typer:
     """The app with every command, or only the module that defines `command`."""
     app = typer.Typer(
@@ -64,6 +72,9 @@ def build_app(command: str | None = None) -> typer.Typer:
     @app.callback()
     def _root(
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+        version: bool = typer.Option(
+            False, "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
     ) -> None:
         """Proctor: the evaluator contract, tamper guard, campaigns and LLM judge."""
 

@@ -6,8 +6,11 @@ Exit codes: 0 the campaign finished (rejections and failures included), 1 no can
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import shlex
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -89,15 +92,25 @@ def campaign(
     ] = None,
     campaign_id: Annotated[str | None, typer.Option("--campaign-id", help="Name the campaign.")] = None,
     sandbox: Annotated[str | None, typer.Option("--sandbox", help="auto, process or namespace.")] = None,
+    state_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--state-dir",
+            help="Where checkpoints, scoreboards and reports go (default <repo>/.proctor; also PROCTOR_STATE_DIR).",
+        ),
+    ] = None,
 ) -> None:
     """Measure candidates against a baseline, reject the tampered, rank the rest, deliver the winner."""
     from core.atomic import atomic_write_text
     from core.campaign.engine import run_campaign
     from core.report.campaign_render import render_html, render_json, render_text
+    from core.state_root import use_state_dir
+
+    use_state_dir(state_dir)
 
     # `--candidates a b c`: typer gives the flag one value; the words after it arrive as positional refs.
     wanted = [*(candidates or []), *(refs or [])] or None
-    with _Progress(enabled=sys.stderr.isatty()) as progress:
+    with _Progress(enabled=sys.stderr.isatty()) as progress, _resume_hint(progress, repo):
         result = run_campaign(
             repo,
             baseline=baseline,
@@ -137,6 +150,25 @@ def demo(
     raise typer.Exit(run_demo(directory))
 
 
+@contextlib.contextmanager
+def _resume_hint(progress: _Progress, repo: Path) -> Iterator[None]:
+    """On Ctrl-C, say how to continue: finished candidates are in the checkpoint (the work dirs are gone)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        cid = progress.campaign_id
+        where = "" if repo == Path(".") else f" --repo {shlex.quote(str(repo))}"
+        if cid is None:
+            print("proctor: interrupted before the campaign started; nothing to resume", file=sys.stderr)
+        else:
+            print(
+                f"proctor: interrupted: campaign {cid} stopped, finished candidates are saved; continue with: "
+                f"proctor campaign{where} --resume --campaign-id {cid}",
+                file=sys.stderr,
+            )
+        raise typer.Exit(130) from None
+
+
 class _Progress:
     """A rich progress bar on a terminal; plain lines on stderr otherwise (logs, CI)."""
 
@@ -144,6 +176,7 @@ class _Progress:
         self.enabled = enabled
         self.bar: Progress | None = None
         self.task: TaskID | None = None
+        self.campaign_id: str | None = None
 
     def __enter__(self) -> _Progress:
         if self.enabled:
@@ -172,6 +205,7 @@ class _Progress:
             self.bar.stop()
 
     def update(self, event: ProgressEvent) -> None:
+        self.campaign_id = event.campaign_id
         if event.kind == "start":
             self._say(_start_line(event))
             for warning in event.warnings:

@@ -44,6 +44,12 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option(help="Blend weight of the LLM score (references).")
         ] = None,
         concurrency: Annotated[int | None, typer.Option(help="Calls in flight at once.")] = None,
+        state_dir: Annotated[
+            Path | None,
+            typer.Option(
+                "--state-dir", help="Where the cache goes (default ./.proctor; also PROCTOR_STATE_DIR)."
+            ),
+        ] = None,
     ) -> None:
         """Score outputs with the LLM judge: balanced samples, a hard budget, a cache."""
         from core.config import load_config
@@ -52,6 +58,9 @@ def register(app: typer.Typer) -> None:
         from core.judge.cache import DEFAULT_CACHE_PATH
         from core.judge.report import render_text, transport_summary
         from core.judge.run import agreement, check_labels
+        from core.state_root import proctor_dir, use_state_dir
+
+        use_state_dir(state_dir)
 
         workspace = Path.cwd()
         config = load_config(workspace).config.judge
@@ -66,8 +75,13 @@ def register(app: typer.Typer) -> None:
             free=True if free else None,
             weight=weight,
             concurrency=concurrency,
-            cache_path=cache if cache is not None else workspace / DEFAULT_CACHE_PATH,
+            cache_path=cache if cache is not None else proctor_dir(workspace) / DEFAULT_CACHE_PATH.name,
         )
+        if settings.free and not settings.base_url:
+            raise JudgeError(
+                "--free (or [judge] free) declares a local endpoint that costs nothing, but no --base-url (or "
+                "[judge] base_url) names one: the default endpoint is a paid provider"
+            )
         items = load_items(input_path)
         human = load_labels(labels) if labels is not None else None
         if human is not None:

@@ -36,6 +36,7 @@ def report(
     from core.errors import CampaignError, GitError
     from core.integrity.git import run_git
     from core.report.campaign_facts import CAMPAIGNS_DIR, load_trend
+    from core.state_root import proctor_dir
 
     if not repo.is_dir():
         raise CampaignError(f"repository {str(repo)!r} does not exist")
@@ -55,9 +56,9 @@ def report(
     from core.report.campaign_html import render_trend_page
 
     points = load_trend(root)
-    target = output or root / ".proctor" / "report.html"
+    target = output or proctor_dir(root) / "report.html"
     _write(target, render_trend_page(points, str(root), __version__))
-    where = root / CAMPAIGNS_DIR
+    where = proctor_dir(root) / CAMPAIGNS_DIR.name
     found = (
         f"{len(points)} campaign{'' if len(points) == 1 else 's'}" if points else f"no campaign under {where}"
     )

@@ -23,6 +23,7 @@ from core.report.campaign_model import (
     TrendPoint,
     trend_point,
 )
+from core.state_root import proctor_dir
 
 CAMPAIGNS_DIR = Path(".proctor") / "campaigns"
 _BOARD_LIMIT = 32 * 1024 * 1024
@@ -80,7 +81,7 @@ def _count(text: str) -> int | None:
 def load_trend(repo: Path, extra: Iterable[TrendPoint] = ()) -> list[TrendPoint]:
     """The best score of every campaign under `repo/.proctor/campaigns`, plus `extra` (which wins on id)."""
     points: dict[str, TrendPoint] = {}
-    root = repo / CAMPAIGNS_DIR
+    root = proctor_dir(repo) / CAMPAIGNS_DIR.name
     if root.is_dir():
         for board_path in sorted(root.glob("*/scoreboard.json")):
             point = _read_point(board_path)

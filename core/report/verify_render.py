@@ -27,6 +27,7 @@ def render_text(report: VerifyReport) -> str:
     metric = f"{report.metric.name} = {report.metric.value:g}" if report.metric else "no metric"
     failed = [clause.id for clause in report.clauses if clause.status == "fail"]
     summary = "pass" if report.passed else f"fail ({', '.join(failed)})"
+    lines += [f"  note: {note}" for note in report.notes]
     lines += ["", f"verdict: {summary}; {metric}; {report.duration_s:.1f} s"]
     return "\n".join(lines)
 

@@ -21,7 +21,7 @@ printed as `auc: <value>`.
 ```
 
 ## References
-- SPEC §3.2 Brief rules; SPEC §2 `data_dir`, `evaluation_dir`
+- README "`proctor check`: static rules"; README "Configuration" (`data_dir`, `evaluation_dir`)
 """
 
 from __future__ import annotations

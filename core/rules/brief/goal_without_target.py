@@ -18,7 +18,7 @@ Improve the churn model to an AUC above 0.85 on the held-out set.
 ```
 
 ## References
-- SPEC §3.2 Brief rules
+- README "`proctor check`: static rules"
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ print(f"auc: {auc:.4f}")
 ```
 
 ## References
-- SPEC §3.1 score-line grammar; SPEC §3.2 Brief rules
+- README "The evaluator contract" (the metric on the last stdout line); README "`proctor check`: static rules"
 """
 
 from __future__ import annotations

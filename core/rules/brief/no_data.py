@@ -23,7 +23,7 @@ the line) with the workspace's data directory, and there is no fix when the work
 exact file before relying on it.
 
 ## References
-- SPEC §3.2 Brief rules
+- README "`proctor check`: static rules"
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ directory and the evaluator's seed where they can be read, and leaves visible bl
 fill them.
 
 ## References
-- SPEC §3.2 Brief rules; Kapso "Evaluation: Proposed, built from the brief"
+- README "`proctor check`: static rules"; Kapso "Evaluation: Proposed, built from the brief"
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ keeps this finding open until you fill it; a missing metric gets the name the ev
 from the config), and no fix when there is no name to give.
 
 ## References
-- SPEC §3.2 Brief rules; SPEC §2 `direction`
+- README "`proctor check`: static rules"; README "Configuration" (`direction`)
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ the name the evaluator prints when it agrees with the brief's metric, else the b
 with no metric anywhere there is no fix.
 
 ## References
-- SPEC §3.1 score-line grammar; SPEC §3.2 Brief rules
+- README "The evaluator contract" (the metric on the last stdout line); README "`proctor check`: static rules"
 """
 
 from __future__ import annotations

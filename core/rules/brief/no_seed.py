@@ -23,7 +23,7 @@ already sets (`random_state=`, `seed=`); otherwise it appends the blank `<seed: 
 uses>`, which keeps this finding open until you fill it.
 
 ## References
-- SPEC §3.2 Brief rules
+- README "`proctor check`: static rules"
 """
 
 from __future__ import annotations

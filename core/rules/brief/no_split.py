@@ -23,7 +23,7 @@ Unsafe: Proctor cannot know the split, so the fix states none. It appends the vi
 it with the split the evaluator really uses.
 
 ## References
-- SPEC §3.2 Brief rules
+- README "`proctor check`: static rules"
 """
 
 from __future__ import annotations

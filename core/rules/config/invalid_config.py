@@ -17,7 +17,7 @@ timeout_s = 600
 ```
 
 ## References
-- SPEC §2 Configuration
+- README "Configuration"
 """
 
 from __future__ import annotations

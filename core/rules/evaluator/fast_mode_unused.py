@@ -20,7 +20,7 @@ rows = load_rows()[:500] if args.fast else load_rows()
 ```
 
 ## References
-- SPEC §3.1 The contract, item 5
+- README "The evaluator contract", item 5
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ preds = pd.read_csv(out)["prediction"]
 ```
 
 ## References
-- SPEC §3.1 The contract, item 1; SPEC §4 Integrity
+- README "The evaluator contract", item 1; README "Integrity: fingerprints, guard, registry"
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ y_true = pd.read_csv(os.environ["CHURN_HOLDOUT_LABELS"])["churned"]
 ```
 
 ## References
-- SPEC §3.2; Kapso "Keep hold-out labels out of both directories"
+- README "`proctor check`: static rules"; Kapso "Keep hold-out labels out of both directories"
 """
 
 from __future__ import annotations

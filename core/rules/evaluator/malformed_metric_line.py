@@ -18,7 +18,7 @@ print(f"roc_auc: {auc:.4f}")
 ```
 
 ## References
-- SPEC §3.1 score-line grammar
+- README "The evaluator contract" (the metric on the last stdout line)
 """
 
 from __future__ import annotations

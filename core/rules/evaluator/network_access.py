@@ -22,7 +22,7 @@ labels = json.loads(Path("/srv/holdout/labels.json").read_text())
 ```
 
 ## References
-- SPEC §3.2, SPEC §4.3 (sandbox)
+- README "`proctor check`: static rules" and README "Running candidates safely"
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Unsafe: it declares a mode the evaluator does not have yet. The fix adds `--fast
 to act on it (EV008).
 
 ## References
-- SPEC §3.1 The contract, item 5
+- README "The evaluator contract", item 5
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ def main():
 ```
 
 ## References
-- SPEC §3.1 The contract, item 2 (score-line grammar)
+- README "The evaluator contract", item 2 (score-line grammar)
 """
 
 from __future__ import annotations

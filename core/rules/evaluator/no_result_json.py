@@ -26,7 +26,7 @@ normal path (never inside a loop or a failure branch), and adds `import json` wi
 written only when the result still parses and lints no worse.
 
 ## References
-- SPEC §3.1 The contract, item 2
+- README "The evaluator contract", item 2
 """
 
 from __future__ import annotations

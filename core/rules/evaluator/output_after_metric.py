@@ -19,7 +19,7 @@ print(f"auc: {auc:.4f}")
 ```
 
 ## References
-- SPEC §3.1 "When the last line does not match there is no score"
+- README "The evaluator contract" (a last line that is not a metric line gives no score)
 """
 
 from __future__ import annotations

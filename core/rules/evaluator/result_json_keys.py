@@ -25,7 +25,7 @@ as the printed metric line. It is written only when the variables it refers to a
 still lints no worse).
 
 ## References
-- SPEC §3.1 The contract, item 2
+- README "The evaluator contract", item 2
 """
 
 from __future__ import annotations

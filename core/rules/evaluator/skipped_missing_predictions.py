@@ -30,7 +30,7 @@ accuracy = sum(scores) / len(scores)
 ```
 
 ## References
-- SPEC §3.1 The contract, item 3 (a malformed submission is a clear failure)
+- README "The evaluator contract", item 3 (a malformed submission is a clear failure)
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ Safe: the file is output the next evaluator run writes again. The fix deletes it
 commit the deletion (and ignore the file) so the suite at HEAD no longer contains it.
 
 ## References
-- SPEC §3.2, §4.2 (IN006); Kapso "A result.json an earlier run left in your evaluation directory is refused"
+- README "`proctor check`: static rules" and README "Integrity: fingerprints, guard, registry" (IN006); Kapso "A result.json an earlier run left in your evaluation directory is refused"
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ except Exception as exc:
 ```
 
 ## References
-- SPEC §3.1 The contract, item 3 (fails loudly)
+- README "The evaluator contract", item 3 (fails loudly)
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ def main():
 ```
 
 ## References
-- SPEC §3.2 Static rules
+- README "`proctor check`: static rules"
 - https://docs.python.org/3/library/ast.html#ast.parse
 """
 

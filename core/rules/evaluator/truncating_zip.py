@@ -25,7 +25,7 @@ Unsafe: `strict=True` makes a short submission raise `ValueError` instead of bei
 point, but it changes behaviour (and needs Python 3.10 or later).
 
 ## References
-- SPEC §3.1 The contract, item 3 (a malformed submission is a clear failure)
+- README "The evaluator contract", item 3 (a malformed submission is a clear failure)
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Safe for file listings (`os.listdir`, `glob`, `Path.iterdir/glob`): names always
 `set`: `sorted()` raises `TypeError` if the items cannot be compared (a set mixing strings and numbers).
 
 ## References
-- SPEC §3.1 The contract, item 4 (deterministic)
+- README "The evaluator contract", item 4 (deterministic)
 - https://docs.python.org/3/library/os.html#os.listdir ("in arbitrary order")
 """
 

@@ -26,7 +26,7 @@ import it needs goes with the other imports), `default_rng(0)`, or `random_state
 the same between runs, but may differ from an earlier unseeded run; state the seed in the brief.
 
 ## References
-- SPEC §3.1 The contract, item 4 (deterministic)
+- README "The evaluator contract", item 4 (deterministic)
 - https://scikit-learn.org/stable/common_pitfalls.html#controlling-randomness
 """
 

@@ -18,7 +18,7 @@ rng = np.random.default_rng(42)
 ```
 
 ## References
-- SPEC §3.1 The contract, item 4 (deterministic)
+- README "The evaluator contract", item 4 (deterministic)
 """
 
 from __future__ import annotations

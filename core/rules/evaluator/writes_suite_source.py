@@ -16,7 +16,7 @@ Use instead:
 ```
 
 ## References
-- SPEC §4.2 Guard; Kapso "a new file under it is rejected when it is source by suffix"
+- README "Integrity: fingerprints, guard, registry"; Kapso "a new file under it is rejected when it is source by suffix"
 """
 
 from __future__ import annotations
