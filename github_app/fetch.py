@@ -69,9 +69,13 @@ def _fetch(mirror: Path, url: str, token: str, refspecs: Sequence[str]) -> None:
 
 
 def fetch_commits(
-    data_dir: Path, repo: str, url: str, token: str, shas: Sequence[str], *, pull: int = 0
+    data_dir: Path, repo: str, url: str, token: str, shas: Sequence[str], *, pull: int = 0, head_url: str = ""
 ) -> Path:
-    """The bare mirror of `repo` holding every commit in `shas` (fetched from `url` when missing)."""
+    """The bare mirror of `repo` holding every commit in `shas`, fetching what is missing from `url`.
+
+    By id first (GitHub serves any reachable commit); for servers that only serve advertised refs, then the
+    branches, the pull request's head ref, and last the head repository (a fork) when it is another URL.
+    """
     for sha in shas:
         if not is_object_id(sha):
             raise GitError(f"not a commit id: {sha!r}")
@@ -79,17 +83,23 @@ def fetch_commits(
     if not (mirror / "HEAD").exists():
         mirror.mkdir(parents=True, exist_ok=True)
         run_git(mirror, "init", "--bare", "--quiet")
-    missing = _missing(mirror, shas)
-    if missing:
+    attempts: list[tuple[str, list[str]]] = [
+        (url, list(_missing(mirror, shas))),
+        (url, ["+refs/heads/*:refs/remotes/origin/*"]),
+    ]
+    if pull:
+        attempts.append((url, [f"+refs/pull/{pull}/head:refs/remotes/pull/{pull}"]))
+    if head_url and head_url != url:
+        attempts.append((head_url, ["+refs/heads/*:refs/remotes/head/*"]))
+    errors: list[str] = []
+    for source, refspecs in attempts:
+        if not _missing(mirror, shas):
+            return mirror
         try:
-            _fetch(mirror, url, token, missing)  # by id: GitHub allows any reachable commit
-        except GitError:
-            # Servers that refuse fetching by id still serve the branches and the PR's head ref.
-            refspecs = ["+refs/heads/*:refs/remotes/origin/*"]
-            if pull:
-                refspecs.append(f"+refs/pull/{pull}/head:refs/remotes/pull/{pull}")
-            _fetch(mirror, url, token, refspecs)
-        still = _missing(mirror, shas)
-        if still:
-            raise GitError(f"{url} does not have commit {still[0]}")
+            _fetch(mirror, source, token, refspecs)
+        except GitError as exc:
+            errors.append(str(exc))
+    still = _missing(mirror, shas)
+    if still:
+        raise GitError(f"{url} does not have commit {still[0]}" + (f" ({errors[0]})" if errors else ""))
     return mirror

@@ -95,7 +95,13 @@ def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: 
     from github_app.fetch import fetch_commits
 
     mirror = fetch_commits(
-        ctx.data_dir, pr.repo, pr.clone_url, ctx.gh.token(), [pr.base_sha, pr.head_sha], pull=pr.number
+        ctx.data_dir,
+        pr.repo,
+        pr.clone_url,
+        ctx.gh.token(),
+        [pr.base_sha, pr.head_sha],
+        pull=pr.number,
+        head_url=pr.head_clone_url,
     )
     work = ctx.data_dir / "work" / f"accept-{ctx.job_id}"
     shutil.rmtree(work, ignore_errors=True)

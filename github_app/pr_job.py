@@ -135,7 +135,13 @@ def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Po
     from core.campaign.single import prepare_baseline
 
     mirror = fetch_commits(
-        ctx.data_dir, pr.repo, pr.clone_url, ctx.gh.token(), [pr.base_sha, pr.head_sha], pull=pr.number
+        ctx.data_dir,
+        pr.repo,
+        pr.clone_url,
+        ctx.gh.token(),
+        [pr.base_sha, pr.head_sha],
+        pull=pr.number,
+        head_url=pr.head_clone_url,
     )
     work_root = ctx.data_dir / "work" / f"job-{ctx.job_id}"
     shutil.rmtree(work_root, ignore_errors=True)

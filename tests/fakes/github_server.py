@@ -80,6 +80,7 @@ class FakeGitHub:
         self.comments: dict[int, dict[str, Any]] = {}
         self.pulls: dict[tuple[str, int], dict[str, Any]] = {}
         self.violations: list[str] = []
+        self.git_protocol_v2 = True  # False: an old server that serves only advertised refs (protocol v0)
         self._ids = 1000
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
@@ -215,7 +216,7 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 "QUERY_STRING": query,
                 "CONTENT_TYPE": self.headers.get("Content-Type", ""),
                 "CONTENT_LENGTH": str(len(body)),
-                "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+                "GIT_PROTOCOL": self.headers.get("Git-Protocol", "") if fake.git_protocol_v2 else "",
                 "REMOTE_USER": "x-access-token",
                 "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
             }

@@ -29,9 +29,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+def _start(env: dict[str, str], port: int, log: Path, *mode: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "github_app", "--port", str(port)],
+        [sys.executable, "-m", "github_app", *mode, "--port", str(port)],
         env=env,
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
@@ -114,3 +114,28 @@ def test_kill_9_under_a_burst_then_restart_is_exactly_once(harness: Harness, tmp
         assert [r.status for r in runs] == ["completed"], (number, [r.history for r in runs])
         assert runs[0].conclusion == "success"
         assert len(harness.fake.comments_on(REPO, number)) == 1
+
+
+def test_web_and_worker_as_separate_processes(harness: Harness, tmp_path: Path) -> None:
+    harness.project.ws.branch("split", {"solution/predict.py": predict("0.8")})
+    harness.project.publish()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROCTOR_")}
+    env.update(harness.env, PROCTOR_DATA_DIR=str(tmp_path / "split-data"))
+    port, log = _free_port(), tmp_path / "split.log"
+    web = _start(env, port, log, "web")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "github_app", "worker"],
+        env=env,
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        assert _send(port, "pull_request", harness.pull_payload("opened", 60, "split"), "split-1") == 202
+        assert _wait_done(port) == {"done": 1}
+    finally:
+        for proc in (web, worker):
+            proc.terminate()
+            proc.wait(timeout=30)
+    assert worker.returncode == 0  # SIGTERM stops the worker cleanly
+    (run,) = harness.fake.runs_for(harness.project.sha("split"))
+    assert run.conclusion == "success"
