@@ -37,7 +37,7 @@ DISTRIBUTIONS = (
     "typing-extensions",
     "typing-inspection",
 )
-EXTRA_PYTHONS = ("3.11", "3.12", "3.13", "3.14")
+SUPPORTED_PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 LINUX_X86_64 = "manylinux_2_17_x86_64"
 
 
@@ -58,6 +58,7 @@ def install(target: Path, requirements: list[str]) -> None:
 def copy_packages(target: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in PACKAGES:
+        shutil.rmtree(target / name, ignore_errors=True)
         shutil.copytree(REPO / name, target / name, ignore=ignore)
 
 
@@ -68,9 +69,10 @@ def add_pydantic_core_builds(target: Path, pin: str) -> list[str]:
             f"bundle_libs: {sys.platform}/{platform.machine()}: only this Python's pydantic-core is bundled"
         )
         return [f"{sys.version_info.major}.{sys.version_info.minor}"]
-    done = []
+    own = f"{sys.version_info.major}.{sys.version_info.minor}"  # installed by `install` already
+    done = [own]
     with tempfile.TemporaryDirectory(prefix="proctor-wheels-") as scratch:
-        for version in EXTRA_PYTHONS:
+        for version in (v for v in SUPPORTED_PYTHONS if v != own):
             tag = "cp" + version.replace(".", "")
             pip(
                 "download", "--no-deps", "--only-binary=:all:", "--python-version", version,
@@ -85,25 +87,45 @@ def add_pydantic_core_builds(target: Path, pin: str) -> list[str]:
     return done
 
 
+def bundle_info(requirements: list[str], pythons: list[str]) -> dict[str, object]:
+    return {
+        "distributions": requirements,
+        "packages": list(PACKAGES),
+        "pydantic_core_for": sorted(pythons),
+        "platform": f"{sys.platform}-{platform.machine()}",
+    }
+
+
+def up_to_date(info_file: Path, target: Path, requirements: list[str]) -> bool:
+    """The installed distributions are the ones wanted: only `core` and `lsp_server` need copying again."""
+    try:
+        info = json.loads(info_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    wanted = bundle_info(requirements, list(info.get("pydantic_core_for", [])))
+    return target.is_dir() and info == wanted
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", type=Path, default=LIBS)
+    parser.add_argument("--force", action="store_true", help="reinstall the distributions too")
     args = parser.parse_args()
     target: Path = args.target
+    info_file = target.parent / "bundle.json"
+    requirements = pins()
+    if not args.force and up_to_date(info_file, target, requirements):
+        copy_packages(target)
+        info_file.touch()
+        print(f"bundle_libs: {target}: distributions unchanged, core and lsp_server copied again")
+        return 0
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    requirements = pins()
     install(target, requirements)
     copy_packages(target)
     core_pin = next(r for r in requirements if r.startswith("pydantic-core=="))
     pythons = add_pydantic_core_builds(target, core_pin)
-    info = {
-        "distributions": requirements,
-        "packages": list(PACKAGES),
-        "pydantic_core_for": pythons,
-        "platform": f"{sys.platform}-{platform.machine()}",
-    }
-    (target.parent / "bundle.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    info_file.write_text(json.dumps(bundle_info(requirements, pythons), indent=2) + "\n", encoding="utf-8")
     print(
         f"bundle_libs: {target} ({', '.join(requirements)}; pydantic-core for CPython {', '.join(pythons)})"
     )

@@ -61,12 +61,19 @@ export function canImport(python: string, module: string, cwd: string): boolean 
 
 const DIAGNOSTICS_TIMEOUT_MS = 30_000;
 
+/** How the client gets diagnostics: `pull` is what VS Code (vscode-languageclient 9) does, `push` older clients. */
+export type DiagnosticsMode = 'push' | 'pull';
+
 export interface RunningServer {
     connection: ProtocolConnection;
+    /** Every publishDiagnostics notification received, empty ones included. */
+    pushes: { uri: string; diagnostics: Diagnostic[] }[];
     process: ChildProcess;
     stderr: () => string;
-    /** Resolves with the first non-empty diagnostics published for `uri`. */
-    diagnosticsFor(uri: string): Promise<Diagnostic[]>;
+    /** Resolves with the first diagnostics published for `uri` that `accept` (default: non-empty ones). */
+    diagnosticsFor(uri: string, accept?: (items: Diagnostic[]) => boolean): Promise<Diagnostic[]>;
+    /** What the client answers to workspace/configuration (section `proctor`); change it, then notify. */
+    settings: { value: unknown };
     exitCode: Promise<number | null>;
 }
 
@@ -80,7 +87,10 @@ export async function startServer(
     strategy: ImportStrategy,
     extensionDir: string,
     workspace: string,
+    mode: DiagnosticsMode = 'push',
+    initial: unknown = serverSettings(DEFAULTS),
 ): Promise<RunningServer> {
+    const settings = { value: initial };
     const interpreter: Interpreter = { command: [python], source: 'setting' };
     const bundle = existsSync(path.join(bundledPaths(extensionDir).libs, 'lsp_server'));
     const problem = diagnose(interpreter, strategy, await probe(interpreter, strategy, bundledPaths(extensionDir).libs, workspace), bundle);
@@ -93,17 +103,22 @@ export async function startServer(
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exitCode = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-    const published = new Map<string, Diagnostic[]>();
-    const waiters = new Map<string, (items: Diagnostic[]) => void>();
+    const waiters: { uri: string; accept: (items: Diagnostic[]) => boolean; resolve: (items: Diagnostic[]) => void }[] = [];
+    const pushes: { uri: string; diagnostics: Diagnostic[] }[] = [];
     connection.onNotification('textDocument/publishDiagnostics', (params: { uri: string; diagnostics: Diagnostic[] }) => {
-        if (params.diagnostics.length > 0) {
-            published.set(params.uri, params.diagnostics);
-            waiters.get(params.uri)?.(params.diagnostics);
+        pushes.push(params);
+        for (const waiter of waiters.splice(0)) {
+            if (waiter.uri === params.uri && waiter.accept(params.diagnostics)) {
+                waiter.resolve(params.diagnostics);
+            } else {
+                waiters.push(waiter);
+            }
         }
     });
-    connection.onRequest('workspace/configuration', () => [serverSettings(DEFAULTS)]);
+    connection.onRequest('workspace/configuration', () => [settings.value]);
     connection.onRequest('client/registerCapability', () => null);
     connection.onRequest('window/workDoneProgress/create', () => null);
+    connection.onRequest('workspace/diagnostic/refresh', () => null);
     connection.onNotification('window/showMessage', () => undefined);
     connection.onNotification('window/logMessage', () => undefined);
     connection.listen();
@@ -111,35 +126,46 @@ export async function startServer(
         processId: process.pid,
         rootUri: fileUri(workspace),
         workspaceFolders: [{ uri: fileUri(workspace), name: path.basename(workspace) }],
-        initializationOptions: serverSettings(DEFAULTS),
+        initializationOptions: initial,
         capabilities: {
             textDocument: {
                 synchronization: { didSave: true },
                 publishDiagnostics: { relatedInformation: true, codeDescriptionSupport: true, versionSupport: true },
+                ...(mode === 'pull' ? { diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false } } : {}),
             },
-            workspace: { configuration: true, workspaceFolders: true },
+            workspace: {
+                configuration: true,
+                workspaceFolders: true,
+                ...(mode === 'pull' ? { diagnostics: { refreshSupport: true } } : {}),
+            },
         },
     });
     await connection.sendNotification('initialized', {});
     return {
         connection,
+        pushes,
         process: child,
         stderr: () => stderr,
         exitCode,
-        diagnosticsFor: (uri) =>
+        settings,
+        diagnosticsFor: (uri, accept = (items) => items.length > 0) =>
             new Promise((resolve, reject) => {
-                const already = published.get(uri);
+                const already = pushes.find((p) => p.uri === uri && accept(p.diagnostics));
                 if (already !== undefined) {
-                    resolve(already);
+                    resolve(already.diagnostics);
                     return;
                 }
                 const timer = setTimeout(
                     () => reject(new Error(`no diagnostics for ${uri} within ${DIAGNOSTICS_TIMEOUT_MS} ms; stderr: ${stderr}`)),
                     DIAGNOSTICS_TIMEOUT_MS,
                 );
-                waiters.set(uri, (items) => {
-                    clearTimeout(timer);
-                    resolve(items);
+                waiters.push({
+                    uri,
+                    accept,
+                    resolve: (items) => {
+                        clearTimeout(timer);
+                        resolve(items);
+                    },
                 });
             }),
     };
@@ -165,18 +191,31 @@ export function unseededEvaluator(text: string): { text: string; line: number } 
     return { text: lines.join('\n'), line };
 }
 
-/** Open the churn evaluator with an unseeded RNG in the editor; the server must publish EV009 for it. */
-export async function diagnosticsFromServer(python: string, strategy: ImportStrategy, extensionDir: string): Promise<void> {
+/**
+ * Open the churn evaluator with an unseeded RNG in the editor; the server must report EV009 for it (pushed, or
+ * in answer to textDocument/diagnostic), and answer proctor.fingerprint.
+ */
+export async function diagnosticsFromServer(
+    python: string,
+    strategy: ImportStrategy,
+    extensionDir: string,
+    mode: DiagnosticsMode = 'push',
+): Promise<void> {
     const workspace = churnWorkspace();
     const evaluator = path.join(workspace, 'kapso_evaluation', 'evaluate.py');
-    const server = await startServer(python, strategy, extensionDir, workspace);
+    const server = await startServer(python, strategy, extensionDir, workspace, mode);
     try {
         const uri = fileUri(evaluator);
         const edited = unseededEvaluator(readFileSync(evaluator, 'utf8'));
         await server.connection.sendNotification('textDocument/didOpen', {
             textDocument: { uri, languageId: 'python', version: 1, text: edited.text },
         });
-        const diagnostics: Diagnostic[] = await server.diagnosticsFor(uri);
+        const diagnostics: Diagnostic[] =
+            mode === 'pull'
+                ? ((await server.connection.sendRequest('textDocument/diagnostic', { textDocument: { uri } })) as {
+                      items: Diagnostic[];
+                  }).items
+                : await server.diagnosticsFor(uri);
         const ev009 = diagnostics.find((d) => d.code === 'EV009');
         assert.ok(ev009, `no EV009 in ${JSON.stringify(diagnostics)}; stderr: ${server.stderr()}`);
         assert.equal(ev009.source, 'proctor');
@@ -190,6 +229,9 @@ export async function diagnosticsFromServer(python: string, strategy: ImportStra
         assert.match(fingerprint.evaluator_id ?? '', /^[0-9a-f]{16,}$/);
         assert.equal(fingerprint.suite, 'kapso_evaluation');
         assert.equal(await stopServer(server), 0, server.stderr());
+        if (mode === 'pull') {
+            assert.deepEqual(server.pushes.filter((p) => p.uri === uri), [], 'a pull client gets no pushes too');
+        }
     } finally {
         server.process.kill();
     }
