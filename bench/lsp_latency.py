@@ -340,6 +340,15 @@ class Client:
             self.notify("workspace/didChangeConfiguration", {"settings": self.settings})
         return took
 
+    def cpu_seconds(self) -> float:
+        """CPU time the server process used so far (user + system, every thread; Linux /proc)."""
+        assert self.proc is not None
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def _write(self, message: dict[str, Any]) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         body = json.dumps(message).encode()
@@ -441,6 +450,7 @@ class Samples:
     second_open_ms: list[float] = field(default_factory=list)
     change_ms: dict[str, list[float]] = field(default_factory=dict)
     rejected: dict[str, int] = field(default_factory=dict)
+    cpu_ms: dict[str, float] = field(default_factory=dict)  # server CPU per edit (paste and undo: together)
 
 
 def capabilities(pull: bool) -> dict[str, Any]:
@@ -538,9 +548,14 @@ class Session:
             samples.open_ms.append(await self.open(self.workspace.first))
             uri = self.workspace.first.as_uri()
             buf = Buffer(self.workspace.first.read_text(encoding="utf-8"))
+            cpu_before, series = self.client.cpu_seconds(), set()
             for step in pattern(buf, count):  # lazily: each step is cut from the text the last one left
                 await asyncio.sleep(gap_s)
                 await self.change(uri, buf, step)
+                series.add(step.series)
+            per_edit = (self.client.cpu_seconds() - cpu_before) * 1000 / max(1, count * len(series))
+            for name in series:
+                samples.cpu_ms[name] = per_edit
             samples.second_open_ms.append(await self.open(self.workspace.second))
         finally:
             await self.client.stop()
@@ -604,6 +619,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="proctor-lsp-bench-") as scratch:
         workspace = make_workspace(Path(scratch))
         for server in servers():
+            if args.only and not any(word in server.name for word in args.only):
+                continue
             print(f"… {server.name}", file=sys.stderr, flush=True)
             samples = results[server.name] = Samples()
             count = min(args.edits, server.edits or args.edits)
@@ -639,7 +656,7 @@ def report(results: dict[str, Samples], lines: int) -> dict[str, Any]:
             "open_cold": _summary(s.open_ms),
             "open_second_file": _summary(s.second_open_ms),
             "change": {
-                series: {**_summary(v), "rejected": s.rejected.get(series, 0)}
+                series: {**_summary(v), "rejected": s.rejected.get(series, 0), "cpu_ms": s.cpu_ms.get(series)}
                 for series, v in s.change_ms.items()
             },
         }
@@ -679,6 +696,14 @@ def render(data: dict[str, Any]) -> str:
             f"{name:28}"
             + "".join(f"{c['median']:7.1f} /{c['p95']:6.1f}" if c else f"{'-':>15}" for c in cells)
         )
+    out.append("")
+    out.append(f"{'server CPU per edit, ms':28}" + "".join(f"{s:>15}" for s in SERIES))
+    for name, row in rows.items():
+        cpu = [row["change"].get(s, {}).get("cpu_ms") for s in SERIES]
+        out.append(f"{name:28}" + "".join(f"{c:15.2f}" if c is not None else f"{'-':>15}" for c in cpu))
+    out.append(
+        "(CPU time the server used during the pattern over its edits: what a busy machine disturbs least)"
+    )
     out.append("")
     columns = {
         "initialize": "initialize",
@@ -734,6 +759,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1, help="fresh servers per pattern")
     parser.add_argument("--gap-ms", type=float, default=0, help="pause before each edit (0: at once)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    parser.add_argument("--only", nargs="*", default=[], help="servers whose name has one of these words")
     args = parser.parse_args()
     data = asyncio.run(run(args))
     print(json.dumps(data, indent=2) if args.json else render(data))

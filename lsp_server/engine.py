@@ -391,7 +391,9 @@ class Engine:
             )
             for d in found
         ]
-        result_id = hashlib.blake2b(repr((found, self.client.encoding)).encode(), digest_size=12).hexdigest()
+        # Result ids are only compared within this process: a hash of the (frozen) diagnostics will do, and
+        # costs a fraction of hashing their repr on every keystroke.
+        result_id = f"{hash((tuple(found), self.client.encoding)) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
         return LintResult(doc.uri, doc.version, key, deps, found, items, result_id, root.path, relpath)
 
     def _stale_result(self, root: Root, relpath: str, ctx: LintContext) -> list[Diagnostic]:

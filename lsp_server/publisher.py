@@ -1,6 +1,7 @@
 """Push-diagnostics bookkeeping: when each open document is linted and what was last published for it.
 
-The debounce adapts to what a lint costs. A document whose lint is cheap (at most a fifth of `debounceMs`)
+The debounce adapts to what a lint costs. A document whose lint is cheap (at most a fifth of `debounceMs` of
+CPU time: on a busy machine the wall time says more about the other processes than about the lint)
 is linted on the next event-loop turn after every edit: the messages already read are handled first, so a
 burst of edits still costs one lint, and a person pressing Enter sees the result at once (as with ruff's
 server). A document whose lint is slow gets the classic debounce with a leading edge: an edit after a quiet
@@ -36,7 +37,7 @@ class Publisher:
         self._send = send  # (uri, diagnostics, version): one publishDiagnostics notification
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._last_lint: dict[str, float] = {}
-        self._cost: dict[str, float] = {}
+        self._cost: dict[str, float] = {}  # CPU seconds of the document's last lint after an edit
         self._published: dict[str, tuple[int | None, str]] = {}
         self.after_publish: Callable[[str], None] = lambda _uri: None
         self.stopped = False
@@ -66,15 +67,14 @@ class Publisher:
 
     def _fire(self, uri: str, immediate: bool = False) -> None:
         self._timers.pop(uri, None)
-        started = time.monotonic()
+        started = time.thread_time()
         try:
             self.publish(uri)
         except Exception:
             log.exception("publishing diagnostics for %s failed", uri)
-        finished = time.monotonic()
-        self._last_lint[uri] = finished
+        self._last_lint[uri] = time.monotonic()
         if not immediate:  # an open's lint is cold (nothing cached yet): it says nothing about an edit's
-            self._cost[uri] = finished - started
+            self._cost[uri] = time.thread_time() - started
 
     def publish(self, uri: str) -> None:
         """Push the document's diagnostics unless this version's result was pushed already."""

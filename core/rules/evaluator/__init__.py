@@ -91,6 +91,7 @@ PER_CHUNK: frozenset[ModuleType] = frozenset(
         in_process_candidate,
         labels_in_workspace,
         writes_suite_source,
+        skipped_missing_predictions,
     }
 )
 _KINDS = {info.code: info.kinds for info in RULE_INFOS}

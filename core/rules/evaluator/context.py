@@ -792,17 +792,25 @@ class EvaluatorContext:
             top: ast.AST = before
             while (parent := self.parents.get(top)) is not None and parent is not self.tree:
                 top = parent
-            limit = next((i for i, stmt in enumerate(body) if stmt is top), limit)
-        line = 0
-        for index, stmt in enumerate(body[:limit]):
+            limit = self._top_order.get(id(top), limit)
+        ends = self._import_ends
+        at = bisect.bisect_left(ends, (limit, -1))
+        return ends[at - 1][1] if at else 0
+
+    @cached_property
+    def _import_ends(self) -> list[tuple[int, int]]:
+        """(index, the line after it) of each top-level docstring or import statement: every fix that adds
+        an import asks where, so the module is scanned once per lint."""
+        ends: list[tuple[int, int]] = []
+        for index, stmt in enumerate(self.tree.body):
             is_doc = index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
             is_import = isinstance(stmt, ast.Import | ast.ImportFrom)
             is_guarded_import = isinstance(stmt, ast.Try) and all(
                 isinstance(s, ast.Import | ast.ImportFrom) for s in stmt.body
             )
             if is_doc or is_import or is_guarded_import:
-                line = self.end_of(stmt).line + 1
-        return line
+                ends.append((index, self.end_of(stmt).line + 1))
+        return ends
 
     def insert_lines(self, line: int, text: str) -> TextEdit:
         """An edit inserting whole lines before zero-based `line` (at the end when past the last line)."""
