@@ -175,7 +175,7 @@ class CandidateService:
             new_root.mkdir()
             root = os.path.realpath(self.tree)
             if cwd == root or cwd.startswith(root + "/"):
-                (copy / os.path.relpath(cwd, root)).mkdir(parents=True, exist_ok=True)
+                _make_cwd(copy, os.path.relpath(cwd, root))
             plan = candidate_plan(
                 self.isolation,
                 self.layout,
@@ -208,6 +208,18 @@ class CandidateService:
                 return f"cannot start the candidate sandbox: {exc}"
             self._live.add(proc)
         return proc
+
+
+def _make_cwd(copy: Path, rel: str) -> None:
+    """The evaluator's cwd inside C's copy (the suite, say, is not copied): created only through real
+    directories, never through a symlink the candidate committed."""
+    current = copy
+    for part in Path(rel).parts:
+        current = current / part
+        if current.is_symlink():
+            return
+        if not current.exists():
+            current.mkdir()
 
 
 def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
