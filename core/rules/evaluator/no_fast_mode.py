@@ -19,9 +19,10 @@ parser.add_argument("--fast", action="store_true", help="smoke check on a small 
 ```
 
 ## Fix safety
-Unsafe: it declares a mode the evaluator does not have yet. The fix adds `--fast` to the argparse parser
-(or `FAST = "--fast" in sys.argv[1:]` after the imports when there is no parser); the evaluator still has
-to act on it (EV008).
+Unsafe: it declares a mode the evaluator does not have yet. With no argument parser the fix adds
+`FAST = "--fast" in sys.argv[1:]` after the imports (and `import sys` with them); the evaluator still has to
+act on `FAST`. With an argparse parser there is no fix: adding the option alone would only trade this
+finding for EV008 (parsed but never read), so add it where the evaluator can use it.
 
 ## References
 - README "The evaluator contract", item 5
@@ -39,7 +40,7 @@ from core.rules.evaluator.context import EvaluatorContext
 CODE = "EV007"
 NAME = "no-fast-mode"
 SEVERITY = Severity.WARNING
-FIX_TITLE = "Add `--fast` to the argument parser"
+FIX_TITLE = "Add a `--fast` flag read from `sys.argv`"
 FIX_SAFETY = Applicability.UNSAFE
 
 PARSERS = frozenset({"argparse.ArgumentParser"})
@@ -59,16 +60,8 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     for call, _name in ctx.calls_to(PARSERS):
         stmt = ctx.statement_of(call)
         if isinstance(stmt, ast.Assign) and stmt.value is call and isinstance(stmt.targets[0], ast.Name):
-            indent = ctx.indent_of(stmt)
-            fix = None
-            if indent is not None:
-                text = (
-                    f'{indent}{stmt.targets[0].id}.add_argument("--fast", action="store_true", '
-                    'help="smoke check: quick run, score not comparable with a full run")\n'
-                )
-                fix = Fix(FIX_TITLE, (ctx.insert_lines(ctx.end_of(stmt).line + 1, text),))
-            yield ctx.diagnostic(rule, call, message, fix)
-            return
+            parser = stmt.targets[0].id
+            message += f' (`{parser}.add_argument("--fast", action="store_true")`, then act on it)'
         yield ctx.diagnostic(rule, call, message)
         return
     sys_name, edits = ctx.ensure_import("sys")

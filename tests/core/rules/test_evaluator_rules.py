@@ -216,7 +216,12 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
     return text
 
 
-FIXABLE = [p for p in RULE_FIXTURES if p.stem[:5] in {"EV005", "EV006", "EV007", "EV009", "EV013", "EV019"}]
+# EV007.py has an argparse parser: no fix there (the option alone would only trade EV007 for EV008).
+FIXABLE = [
+    p
+    for p in RULE_FIXTURES
+    if p.stem[:5] in {"EV005", "EV006", "EV007", "EV009", "EV013", "EV019"} and p.stem != "EV007"
+]
 
 
 @pytest.mark.parametrize("fixture", FIXABLE, ids=lambda p: p.stem)
