@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from core.campaign.scoreboard import fmt_score, short
 from core.report.campaign_chart import NARROW, WIDE, common_ref_prefix, score_chart, trend_chart
-from core.report.campaign_model import Header, ReportModel, ReportRow, TrendPoint
+from core.report.campaign_model import Header, ReportFinding, ReportModel, ReportRow, TrendPoint
 
 _e = html.escape
 
@@ -366,10 +366,7 @@ def _files(row: ReportRow) -> str:
     return "<h3>Files changed against the baseline</h3><ul>" + "".join(items) + more + "</ul>"
 
 
-def _finding(f: object) -> str:
-    from core.report.campaign_model import ReportFinding
-
-    assert isinstance(f, ReportFinding)
+def _finding(f: ReportFinding) -> str:
     kind = "rejects" if f.severity == "reject" else "flag"
     title = f" {_e(f.title)}" if f.title else ""
     return (

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from dataclasses import replace
+from html.parser import HTMLParser
 
 import pytest
 
@@ -212,3 +214,47 @@ def test_chart_labels_drop_the_prefix_every_candidate_shares() -> None:
     page = score_chart(model, WIDE)
     assert ">1. " in page and "(baseline)</text>" in page
     assert common_ref_prefix(build_model(factory.demo_like())) == "candidate/"
+
+
+class _Structure(HTMLParser):
+    """What a reader without JavaScript gets: header cells, rows, chart marks, and any element a page has."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.th_without_scope = 0
+        self.rows: list[str] = []
+        self.marks: list[str] = []
+        self.unlabelled_marks = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.tags.append(tag)
+        if tag == "th" and "scope" not in a:
+            self.th_without_scope += 1
+        if tag == "tbody" and "cand" in (a.get("class") or "").split():
+            self.rows.append(a.get("data-ref") or "")
+        if tag == "g" and (a.get("class") or "").startswith("mark "):
+            self.marks.append(a.get("data-ref") or "")
+            self.unlabelled_marks += not a.get("aria-label")
+
+
+def test_without_javascript_the_page_is_ranked_labelled_and_scoped() -> None:
+    model = build_model(factory.many(40))
+    parsed = _Structure()
+    parsed.feed(render_report(model))
+    assert parsed.rows == [r.ref for r in model.rows]
+    assert sorted(parsed.marks) == sorted([r.ref for r in model.rows] * 2)  # wide and narrow charts
+    assert parsed.th_without_scope == 0 and parsed.unlabelled_marks == 0
+    assert parsed.tags.count("details") == len(model.rows)
+    assert parsed.tags.count("script") == 1 and "img" not in parsed.tags and "link" not in parsed.tags
+
+
+def test_hostile_text_adds_no_element() -> None:
+    result = factory.hostile()
+    facts = {r.commit or "": CommitFacts(factory.HOSTILE, ()) for r in result.candidates}
+    page = render_report(build_model(result, facts=facts))
+    parsed = _Structure()
+    parsed.feed(page)
+    assert parsed.tags.count("script") == 1 and "img" not in parsed.tags
+    assert html.escape(factory.HOSTILE) in page
