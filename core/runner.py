@@ -65,6 +65,8 @@ OUTPUT_CAP_BYTES = 1024 * 1024
 """Each stream keeps its last 1 MiB: the end of a log says why a run failed, the start rarely does."""
 
 _DRAIN_GRACE_S = 1.0  # after the main process ends: how long to wait for its pipes to close
+_REAPER_GRACE_S = 2.0  # at the deadline: how long the run's leader may take to kill its descendants
+_REAPER = str(Path(__file__).resolve().parent / "run" / "reaper.py")
 _PYTHON_NAMES = frozenset({"python", "python3", f"python3.{sys.version_info.minor}"})
 
 
@@ -194,6 +196,14 @@ class _Tail:
 
 
 def _kill_group(pgid: int) -> None:
+    """End a run: SIGTERM its leader first (the `process` level's reaper then kills every descendant, even
+    those that left the group), give it a moment, then SIGKILL whatever is left of the group."""
+    if not _has_exited(pgid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pgid, signal.SIGTERM)
+        give_up = time.monotonic() + _REAPER_GRACE_S
+        while not _has_exited(pgid) and time.monotonic() < give_up:
+            time.sleep(0.005)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
 
@@ -316,6 +326,8 @@ def run_evaluator(
         full = sandbox_argv(
             choice, argv, cwd=cwd, scratch=layout.scratch, plan=session.plan, interpreter=interpreter
         )
+        if choice.level == "process":  # no pid namespace: a subreaper makes every descendant die with the run
+            full = [sys.executable, "-I", "-S", _REAPER, *full]
         result = _launch(full, argv, cwd, env, timeout_s, preexec, choice)
         launches = session.service.launches if session.service is not None else 0
         why = session.finish()

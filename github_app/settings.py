@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from core import secrets
 from core.errors import ProctorError
 
 DEFAULT_API = "https://api.github.com"
@@ -163,4 +164,6 @@ def load_settings(env: MutableMapping[str, str] | None = None, *, scrub: bool = 
     if scrub:
         for name in SECRET_VARIABLES:
             env.pop(name, None)
+        if env is os.environ:  # also from the start-up block /proc/<pid>/environ shows (core.secrets)
+            secrets.hide(SECRET_VARIABLES)
     return settings

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from core import __version__
+from core import __version__, secrets
 from core.atomic import atomic_write_json, atomic_write_text
 from core.campaign import candidates as sources
 from core.campaign.config_source import ConfigSource, describe_source
@@ -230,6 +230,7 @@ def _work_root(cid: str) -> Any:
 
     remove_orphans()
     path = make_work_root(cid)
+    path.chmod(0o300)  # its entries have random names, and it cannot be listed (by anyone but root)
     try:
         yield path
     finally:
@@ -257,14 +258,13 @@ def _prepare(
     from core.integrity.manifest import snapshot
     from core.integrity.materialize import materialize
     from core.run.isolation import resolve_holdout
-    from core.runner import choose_sandbox
 
     if stored is not None and baseline is None:
         baseline_ref, baseline_commit = stored.baseline_ref, stored.fingerprint.baseline_commit
     else:
         baseline_ref = baseline or "HEAD"
         baseline_commit = _baseline_commit(root, baseline_ref)
-    baseline_dir = work_root / "baseline"
+    baseline_dir = Path(tempfile.mkdtemp(prefix="baseline-", dir=work_root))  # no name a run can guess
     materialize(root, baseline_commit, baseline_dir)
     try:
         loaded = load_config(baseline_dir)
@@ -272,6 +272,7 @@ def _prepare(
         where = f"{baseline_ref}:{exc.path.relative_to(baseline_dir).as_posix()}"
         raise ConfigError(where, exc.line, exc.key, exc.problem) from None
     config = loaded.config
+    secrets.hide_configured(config.judge.api_key_env)  # gone from /proc/<pid>/environ before any run
     provenance = describe_source(
         None if is_bare(root) else root, baseline_ref, baseline_commit, loaded, baseline_dir
     )
@@ -297,7 +298,7 @@ def _prepare(
                 f"cannot resume campaign {cid!r}: {'; '.join(changes)}. Restore it, or start a new campaign "
                 "(without --resume)"
             )
-    choice = choose_sandbox(_sandbox_level(sandbox or config.campaign.sandbox))
+    choice = _campaign_sandbox(_sandbox_level(sandbox or config.campaign.sandbox))
     if source["kind"] == "prompt":
         _check_prompt_setup(config, choice)
     workers = config.campaign.parallel if parallel is None else parallel
@@ -348,6 +349,21 @@ def _prepare(
 
 def _noise_rule(config: Config) -> NoiseRule:
     return NoiseRule(config.campaign.min_improvement, config.campaign.significance)
+
+
+def _campaign_sandbox(level: Literal["auto", "process", "namespace"]) -> SandboxChoice:
+    """The campaign's sandbox: `process` (not isolated) only when asked for by name, never as a fallback."""
+    from core.runner import choose_sandbox
+
+    choice = choose_sandbox(level)
+    if level == "auto" and choice.level != "namespace":
+        why = choice.reason.removeprefix("auto: ")
+        raise CampaignError(
+            f"no namespace sandbox works on this machine ({why}), and a campaign never falls back to running "
+            "candidates not isolated: install bubblewrap (e.g. `apt-get install bubblewrap`), or set "
+            '[campaign] sandbox = "process" in proctor.toml (or pass --sandbox process) to run not isolated'
+        )
+    return choice
 
 
 def _sandbox_level(level: str) -> Literal["auto", "process", "namespace"]:

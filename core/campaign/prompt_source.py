@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from core import secrets
 from core.atomic import atomic_write_json
 from core.campaign.candidates import generated_ref
 from core.campaign.model import CandidateRecord, Direction, compare_rows, pick_winner
@@ -196,7 +197,7 @@ def forwarded_env(config: JudgeConfig, environ: Mapping[str, str] | None = None)
     base = resolve_base_url(config, env)
     if base:
         out[ENV_BASE_URL] = base
-    key = env.get(ENV_API_KEY, "")
+    key = env.get(ENV_API_KEY, "") if environ is not None else secrets.get(ENV_API_KEY)
     if key:
         out[ENV_API_KEY] = key
     return out

@@ -12,6 +12,7 @@ import ctypes
 import json
 import os
 import signal
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +62,7 @@ def tail(text: str, limit: int = TAIL_CHARS) -> str:
 def measure(job: MeasureJob) -> CandidateRecord:
     """Measure one commit; the record says scored, rejected (with findings) or failed (with reason)."""
     started = time.monotonic()
-    dest = job.work_root / f"candidate-{job.index}"
+    dest = Path(tempfile.mkdtemp(prefix="candidate-", dir=job.work_root))  # a fresh, unguessable path
     try:
         return _measure(job, dest, started)
     except ProctorError as exc:

@@ -129,4 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
+    """The `proctor` program: its secrets leave its environment before anything else happens."""
+    from core import secrets
+
+    secrets.hide_all()
     sys.exit(main())

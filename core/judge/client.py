@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from core import secrets
 from core.errors import JudgeError
 from core.judge.cache import DEFAULT_CACHE_PATH
 from core.judge.metrics import METRICS
@@ -113,7 +113,7 @@ def is_loopback(base_url: str) -> bool:
 
 def resolve_api_key(settings: JudgeSettings) -> str:
     """The key from `api_key_env`; a free or loopback endpoint may go without one."""
-    key = os.environ.get(settings.api_key_env, "").strip()
+    key = secrets.get(settings.api_key_env).strip()
     if key:
         return key
     if settings.free or (settings.base_url and is_loopback(settings.base_url)):
