@@ -20,6 +20,7 @@ from core.errors import ProctorError
 from github_app import hygiene, outcome, text
 from github_app.fetch import fetch_commits
 from github_app.port import PullRequestRef
+from github_app.queue import RETRY_DELAYS_S
 from github_app.store import CheckRun
 
 if TYPE_CHECKING:
@@ -72,7 +73,13 @@ def score_pull_request(pr: PullRequestRef, ctx: JobContext, *, rerun: bool = Fal
     if existing is not None and existing.result:
         _post(pr, ctx, key, check_id, Posted.from_json(existing.result))
         return
-    posted = _superseded(pr, ctx) or _measure(pr, ctx, key, check_id)
+    try:
+        posted = _superseded(pr, ctx) or _measure(pr, ctx, key, check_id)
+    except Exception as exc:  # git or GitHub down, or a bug: retried, and the last attempt says so
+        if ctx.attempt <= len(RETRY_DELAYS_S):
+            raise
+        reason = hygiene.plain(f"{type(exc).__name__}: {exc}", 200)
+        posted = Posted("neutral", text.TITLE_NOT_MEASURED.format(reason=reason), text.SUMMARY_NOT_MEASURED)
     store.save_check_run(key, pr.repo, pr.number, pr.head_sha, pr.base_sha, result=posted.to_json())
     _post(pr, ctx, key, check_id, _superseded(pr, ctx) or posted)
 

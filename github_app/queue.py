@@ -29,7 +29,8 @@ class JobQueue:
         if url.startswith(("redis://", "rediss://")):
             self.huey = RedisHuey("proctor-app", url=url, results=False)
         else:
-            self.huey = SqliteHuey("proctor-app", filename=str(sqlite_file), results=False)
+            # Not fsynced: the outbox in the app database is the record; a restart re-enqueues from it.
+            self.huey = SqliteHuey("proctor-app", filename=str(sqlite_file), results=False, fsync=False)
         self._handler: Callable[[int], None] | None = None
         self._task = self.huey.task(name="proctor_job")(self._run)
 

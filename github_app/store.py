@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Integer, String, Text, UniqueConstraint, create_engine, event, select, update
+from sqlalchemy import Integer, String, Text, UniqueConstraint, create_engine, event, insert, select, update
 from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -194,30 +194,39 @@ class Store:
     def record_delivery(
         self, delivery_id: str, event: str, action: str, body: bytes, job: NewJob | None
     ) -> int | None:
-        """Record a delivery (and its job) atomically; None when this delivery id was seen before.
+        """Record a delivery (and its job) in one transaction; None when this delivery id was seen before.
 
-        Returns the job id (0 when the delivery has no work).
+        Returns the job id (0 when the delivery has no work). SQLAlchemy Core, not the ORM: this is the
+        webhook's hot path.
         """
         now = time.time()
         try:
-            with self._session() as session:
-                session.add(DeliveryRow(delivery_id=delivery_id, event=event, action=action, received_at=now))
+            with self.engine.begin() as conn:
+                conn.execute(
+                    insert(DeliveryRow).values(
+                        delivery_id=delivery_id, event=event, action=action, received_at=now
+                    )
+                )
                 if job is None:
                     return 0
-                row = JobRow(
-                    delivery_id=delivery_id,
-                    event=event,
-                    action=action,
-                    repo=job.repo,
-                    pr_number=job.pr_number,
-                    head_sha=job.head_sha,
-                    payload=body.decode("utf-8"),
-                    status=JOB_PENDING,
-                    updated_at=now,
+                inserted = conn.execute(
+                    insert(JobRow).values(
+                        delivery_id=delivery_id,
+                        event=event,
+                        action=action,
+                        repo=job.repo,
+                        pr_number=job.pr_number,
+                        head_sha=job.head_sha,
+                        payload=body.decode("utf-8"),
+                        status=JOB_PENDING,
+                        attempts=0,
+                        owner="",
+                        error="",
+                        updated_at=now,
+                    )
                 )
-                session.add(row)
-                session.flush()
-                return row.id
+                key = inserted.inserted_primary_key
+                return int(key[0]) if key is not None else 0
         except IntegrityError:
             return None
 

@@ -13,6 +13,11 @@ TITLE_RUNNING = "measuring base and head"
 TITLE_SUPERSEDED = "superseded by a newer push ({sha})"
 TITLE_FORK_WAITING = "waiting for approval: a maintainer comments /proctor run to run this fork's code"
 TITLE_FORK_NEVER = "not run: this repository does not run fork pull requests (github.fork_prs = never)"
+TITLE_NOT_MEASURED = "not measured: {reason}"
+SUMMARY_NOT_MEASURED = (
+    "Proctor could not measure this pull request after several attempts (the reason is in the title). "
+    "Comment `/proctor run` to try again."
+)
 TITLE_BASE_UNUSABLE = "not measured: the base commit cannot be a baseline ({reason})"
 
 SUMMARY_FORK_WAITING = (

@@ -109,3 +109,23 @@ def test_comments_that_are_not_commands_make_no_job() -> None:
     payload["issue"]["pull_request"] = {"url": "x"}
     payload["comment"]["body"] = "looks good to me"
     assert router.job_for(Event("issue_comment", "c", payload)) is None
+
+
+def test_the_last_attempt_completes_the_check_instead_of_leaving_it_queued(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    from github_app.queue import RETRY_DELAYS_S
+
+    event = pr_event(ws, "main", number=4)
+    event.payload["repository"]["clone_url"] = str(tmp_path / "no-such-repository")
+    event.payload["pull_request"]["head"]["repo"]["clone_url"] = str(tmp_path / "no-such-repository")
+    store = Store(f"sqlite:///{tmp_path / 'state.sqlite3'}")
+    job_id = store.record_delivery("d", "pull_request", "opened", b"{}", router.job_for(event))
+    assert job_id
+    gh = FakeGH()
+    with pytest.raises(Exception, match="does not have commit"):
+        router.dispatch(event, JobContext(gh, store, tmp_path / "data", job_id, attempt=1))
+    router.dispatch(event, JobContext(gh, store, tmp_path / "data", job_id, attempt=len(RETRY_DELAYS_S) + 1))
+    final = gh.patches[-1]
+    assert final["conclusion"] == "neutral" and final["title"].startswith("not measured: GitError")
+    assert [w[0] for w in gh.writes].count("create_check_run") == 1
