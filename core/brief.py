@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from core.diagnostics import Position, Range
+from core.lines import split_lines
 
 __all__ = [
     "Brief",
@@ -32,13 +33,6 @@ __all__ = [
     "visible_lines",
     "workspace_paths",
 ]
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as editors and `ast` count them (\\n, \\r\\n or \\r), unlike `str.splitlines`."""
-    return _LINE_BREAK.split(text)
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,12 @@ from pathlib import PurePosixPath
 
 from core.config import Config, evaluator_entry
 from core.diagnostics import Applicability, Diagnostic
+from core.lines import split_lines
 from core.rules import brief as brief_rules
 from core.rules import config as config_rules
 from core.rules import evaluator as evaluator_rules
 from core.rules.base import DocumentKind, LintContext
 
-# Lines as the rules count them (`ast`, the brief parser and LSP: \n, \r\n or \r). `str.splitlines` also
-# breaks on form feeds, \x0b, \x1c-\x1e, \x85 and \u2028/\u2029, which would put a noqa comment on another line.
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
 NOQA = re.compile(
     r"proctor:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
 )
@@ -66,7 +64,7 @@ def lint_document(
         if noqa_lines:
             kept = [d for d in kept if not _suppressed_on(d, noqa_lines.get(d.range.start.line))]
     elif kept and NOQA.search(text) is not None:
-        lines = LINE_BREAK.split(text)
+        lines = split_lines(text)
         kept = [d for d in kept if not is_suppressed(d, lines)]
     return sorted(kept, key=lambda d: (d.range.start, d.code))
 
@@ -85,7 +83,7 @@ def with_fix_safety(diagnostic: Diagnostic) -> Diagnostic:
 
 
 def _lines_containing(text: str, lowered: str, needle: str) -> dict[int, str]:
-    """Zero-based line number -> line text (as `LINE_BREAK` splits) of every line where `lowered` has `needle`."""
+    """Zero-based line number -> line text (as `split_lines` splits) of every line where `lowered` has `needle`."""
     found: dict[int, str] = {}
     carriage_returns = "\r" in text
     at = lowered.find(needle)

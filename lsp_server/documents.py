@@ -14,15 +14,12 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from core.lines import split_lines
 from lsp_server.convert import convert_column
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+__all__ = ["Document", "DocumentStore", "split_lines", "uri_to_path"]
+
 _SPLIT_KEEP = re.compile(r"(\r\n|\r|\n)")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as LSP counts them, without their terminators (`"a\\n"` is two lines, the last empty)."""
-    return _LINE_BREAK.split(text)
 
 
 def _split_with_ends(text: str) -> tuple[list[str], list[str]]:

@@ -19,19 +19,16 @@ import ast
 import bisect
 import re
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from core.diagnostics import byte_col_to_char
+from core.lines import split_lines
+from core.rules.evaluator.analysis.ast_utils import children, parse
+from core.rules.evaluator.scopes import ScopeIndex
 
-if TYPE_CHECKING:
-    from core.rules.evaluator.scopes import ScopeIndex
-
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # A line that may start a new top-level statement (see module docstring). The first pattern is the fast one
 # for text without carriage returns: it starts with a literal, which `re` searches for quickly.
 CUT_LF = re.compile(r"\n(?![\s#)\]}])(?!(?:else|elif|except|finally)\b)")
@@ -44,42 +41,6 @@ MODULE_SCOPE_KINDS = ("module_before", "module_reaching", "module_last", "module
 MAX_CHARS = 4_000_000
 MAX_FAILED = 512
 MAX_WHOLE = 4
-
-_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines exactly as the tokenizer counts them (`str.splitlines` also splits on form feeds)."""
-    return LINE_BREAK.split(text)
-
-
-def children(node: ast.AST) -> list[ast.AST]:
-    """Child nodes like `ast.iter_child_nodes`, minus contexts and operators, and faster (fields cached per type)."""
-    cls = type(node)
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
-    out: list[ast.AST] = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            out.append(value)
-        elif isinstance(value, list):
-            out.extend(item for item in value if isinstance(item, ast.AST))
-    return out
-
-
-def parse(text: str) -> ast.Module | SyntaxError | ValueError:
-    """The module, or the error that stops it from parsing (warnings such as bad escapes are ignored)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except SyntaxError as exc:
-        return exc
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return ValueError(str(exc) or type(exc).__name__)
 
 
 class Chunk:
@@ -208,8 +169,6 @@ class Chunk:
     @cached_property
     def scope_index(self) -> ScopeIndex:
         """Every binding of the chunk, scope by scope (built on first use: many chunks never need it)."""
-        from core.rules.evaluator.scopes import ScopeIndex
-
         return ScopeIndex(self)
 
     @cached_property

@@ -27,16 +27,10 @@ from types import ModuleType
 from typing import Protocol, TypeVar, overload
 
 from core.diagnostics import Diagnostic, Fix, Position, Range, TextEdit, byte_col_to_char
+from core.lines import LINE_BREAK, split_lines
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.chunks import (
-    LINE_BREAK,
-    MODULE_SCOPE_KINDS,
-    OWNER,
-    Chunk,
-    Placed,
-    children,
-    split_lines,
-)
+from core.rules.evaluator.analysis.ast_utils import children
+from core.rules.evaluator.chunks import MODULE_SCOPE_KINDS, OWNER, Chunk, Placed
 from core.rules.evaluator.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 
 __all__ = [

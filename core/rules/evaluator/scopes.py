@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from core.rules.evaluator.chunks import Chunk, children
+from core.rules.evaluator.analysis.ast_utils import children
 
 MODULE = 0  # the scope key of the module (functions, lambdas, classes and comprehensions use id(node))
 
@@ -52,10 +53,23 @@ class Scope:
     nonlocals: set[str] = field(default_factory=set)
 
 
+class Indexed(Protocol):
+    """What the index needs of a parsed chunk (`chunks.Chunk`): its statements and their links."""
+
+    @property
+    def body(self) -> list[ast.stmt]: ...
+
+    @property
+    def kids(self) -> dict[int, list[ast.AST]]: ...
+
+    @property
+    def parents(self) -> dict[ast.AST, ast.AST]: ...
+
+
 class ScopeIndex:
     """Every scope of one chunk and the bindings in each, plus which scope each node is evaluated in."""
 
-    def __init__(self, chunk: Chunk) -> None:
+    def __init__(self, chunk: Indexed) -> None:
         self.chunk = chunk
         self.scopes: dict[int, Scope] = {MODULE: Scope(None, None)}
         self.scope_of: dict[int, int] = {}  # id(node) -> key of the scope it is evaluated in

@@ -28,8 +28,8 @@ import ast
 from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Position, Range, Severity
-from core.rules.evaluator import chunks
-from core.rules.evaluator.chunks import split_lines
+from core.lines import split_lines
+from core.rules.evaluator.analysis import ast_utils
 
 CODE = "EV001"
 NAME = "syntax-error"
@@ -39,7 +39,7 @@ FIX_TITLE = None
 
 def parse(text: str) -> ast.Module | SyntaxError | ValueError:
     """The module, or the error that stops it from parsing (warnings such as bad escapes are ignored)."""
-    return chunks.parse(text)
+    return ast_utils.parse(text)
 
 
 def check(relpath: str, text: str, error: SyntaxError | ValueError) -> Iterator[Diagnostic]:
