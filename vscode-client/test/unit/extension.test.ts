@@ -9,6 +9,7 @@ import { fakeExtensionDir, pythonWithoutServer, tempDir } from './helpers';
 
 const manifest = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
     activationEvents: string[];
+    capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
     contributes: { commands: { command: string; title: string }[]; configuration: { properties: Record<string, { default: unknown }> } };
 };
 
@@ -29,6 +30,14 @@ test('package.json: the activation events and the four commands the extension re
             [COMMANDS.showOutput, 'Show Output'],
         ],
     );
+});
+
+test('package.json: a restricted workspace cannot choose the program that runs the server', () => {
+    assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+    assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, [
+        'proctor.interpreter',
+        'proctor.importStrategy',
+    ]);
 });
 
 test('package.json: every setting is declared, and its default is the one the extension uses', () => {
