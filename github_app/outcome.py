@@ -133,11 +133,12 @@ def score_table(m: Measured) -> str:
         )
         rows.append(f"| delta | | | {signed(m.delta)}{spread} |")
     ev = m.evaluator
+    version = f"version {ev.version} ({ev.provenance})" if ev.version else "(not registered)"
+    metric = hygiene.inline(m.metric or m.head.metric_name or "score")
     lines = [
         *rows,
         "",
-        f"Metric: {hygiene.inline(m.metric or m.head.metric_name or 'score')} ({m.direction}). "
-        f"Evaluator `{ev.evaluator_id[:12]}` version {ev.version} ({ev.provenance}). "
+        f"Metric: {metric} ({m.direction}). Evaluator `{ev.evaluator_id[:12]}` {version}. "
         f"Sandbox: {hygiene.inline(m.sandbox)}.",
     ]
     if not m.comparable and m.evaluator.evaluator_id != m.base_evaluator.evaluator_id:
@@ -155,7 +156,7 @@ def rejected_report(record: CandidateRecord) -> str:
     lines = ["| code | path | finding | what it means |", "| --- | --- | --- | --- |"]
     for f in record.findings:
         lines.append(
-            f"| {f.code} {'(flag)' if f.severity == 'flag' else ''} | {hygiene.inline(f.path, 300)} | "
+            f"| {f.code}{' (flag)' if f.severity == 'flag' else ''} | {hygiene.inline(f.path, 300)} | "
             f"{hygiene.inline(f.detail, 500)} | {TITLES.get(f.code, '')} |"
         )
     if record.status == "rejected":
