@@ -61,7 +61,10 @@ class Isolation:
         )
 
     def hidden(self, rel: str) -> bool:
-        """True when C must not see `rel`: inside the suite or a protected input, or a brief."""
+        """True when C must not see `rel`: inside the suite or a protected input, a brief, or a `.git` (its
+        history holds every protected byte, and its config runs commands)."""
+        if rel == ".git" or rel.startswith(".git/"):
+            return True
         roots = (self.suite, *self.protected)
         return rel.endswith(BRIEF_SUFFIX) or any(rel == r or rel.startswith(r + "/") for r in roots)
 
