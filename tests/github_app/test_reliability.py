@@ -59,6 +59,18 @@ def _send(port: int, event: str, payload: dict[str, Any], delivery: str) -> int:
     ).status_code
 
 
+def _oversized_status(port: int) -> int:
+    """Announce 30 MiB, send 1 KiB: the answer must come without the rest of the body ever being sent."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        head = (
+            "POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"X-GitHub-Event: ping\r\nX-GitHub-Delivery: big\r\nContent-Length: {30 * 1024 * 1024}\r\n\r\n"
+        )
+        sock.sendall(head.encode() + b" " * 1024)
+        answer = sock.recv(4096).decode("latin-1")
+    return int(answer.split()[1])
+
+
 def _wait_done(port: int, timeout: float = 180) -> dict[str, int]:
     deadline = time.monotonic() + timeout
     counts: dict[str, int] = {}
@@ -130,6 +142,7 @@ def test_web_and_worker_as_separate_processes(harness: Harness, tmp_path: Path) 
         stderr=subprocess.STDOUT,
     )
     try:
+        assert _oversized_status(port) == 413
         assert _send(port, "pull_request", harness.pull_payload("opened", 60, "split"), "split-1") == 202
         assert _wait_done(port) == {"done": 1}
     finally:
