@@ -7,6 +7,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 from core.errors import ProctorError
+from core.integrity.git import is_object_id
 from github_app import hygiene, text
 from github_app.port import PullRequestRef
 from github_app.pr_job import score_pull_request
@@ -51,6 +52,15 @@ def _is_pr_command(event: Event) -> bool:
     )
 
 
+def _pull_request_of(event: Event) -> PullRequestRef | None:
+    """The pull request a payload names, or None when the payload lacks what a job needs."""
+    try:
+        pr = PullRequestRef.from_pull(event.payload["pull_request"], event.payload["repository"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return pr if is_object_id(pr.head_sha) and is_object_id(pr.base_sha) and "/" in pr.repo else None
+
+
 def _on_pull_request(event: Event, ctx: JobContext) -> None:
     pull, repository = event.payload["pull_request"], event.payload["repository"]
     if pull.get("state", "open") != "open":
@@ -59,7 +69,9 @@ def _on_pull_request(event: Event, ctx: JobContext) -> None:
 
 
 for _action in PR_ACTIONS:
-    router.register("pull_request", action=_action)(_on_pull_request)
+    router.register("pull_request", action=_action, when=lambda e: _pull_request_of(e) is not None)(
+        _on_pull_request
+    )
 
 
 @router.register("issue_comment", action="created", when=_is_pr_command)
@@ -132,7 +144,8 @@ def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: 
 def _rerequested_pulls(event: Event) -> list[int]:
     """PR numbers of a re-requested Proctor check run, or of a re-requested check suite."""
     item = event.payload.get("check_run") or event.payload.get("check_suite")
-    if not isinstance(item, dict):
+    repository = event.payload.get("repository")
+    if not isinstance(item, dict) or not isinstance(repository, dict) or "full_name" not in repository:
         return []
     if event.name == "check_run" and item.get("name") != text.CHECK_NAME:
         return []

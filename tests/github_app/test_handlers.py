@@ -129,3 +129,19 @@ def test_the_last_attempt_completes_the_check_instead_of_leaving_it_queued(
     final = gh.patches[-1]
     assert final["conclusion"] == "neutral" and final["title"].startswith("not measured: GitError")
     assert [w[0] for w in gh.writes].count("create_check_run") == 1
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p["pull_request"]["head"].pop("sha"),
+        lambda p: p["pull_request"]["base"].update(sha="not-a-sha"),
+        lambda p: p.pop("repository"),
+        lambda p: p["pull_request"].update(head=None),
+    ],
+)
+def test_a_pull_request_payload_missing_what_a_job_needs_makes_no_job(damage: Any) -> None:
+    payload: dict[str, Any] = example("pull_request.opened")
+    assert router.job_for(Event("pull_request", "d", payload)) is not None
+    damage(payload)
+    assert router.job_for(Event("pull_request", "d", payload)) is None
