@@ -548,12 +548,13 @@ class Session:
             samples.open_ms.append(await self.open(self.workspace.first))
             uri = self.workspace.first.as_uri()
             buf = Buffer(self.workspace.first.read_text(encoding="utf-8"))
-            cpu_before, series = self.client.cpu_seconds(), set()
+            cpu_before, series, steps = self.client.cpu_seconds(), set(), 0
             for step in pattern(buf, count):  # lazily: each step is cut from the text the last one left
                 await asyncio.sleep(gap_s)
                 await self.change(uri, buf, step)
                 series.add(step.series)
-            per_edit = (self.client.cpu_seconds() - cpu_before) * 1000 / max(1, count * len(series))
+                steps += 1
+            per_edit = (self.client.cpu_seconds() - cpu_before) * 1000 / max(1, steps)
             for name in series:
                 samples.cpu_ms[name] = per_edit
             samples.second_open_ms.append(await self.open(self.workspace.second))

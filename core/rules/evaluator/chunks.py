@@ -377,12 +377,14 @@ def _iter_points(text: str, start: int) -> Iterator[int]:
 
 @dataclass
 class _Parsed:
-    """A document as it was parsed last: where each chunk starts and the merge budget left at that point."""
+    """A document as it was parsed last: where each chunk starts and the merge budget left at that point
+    (and after the last chunk: a chunk whose budget is still that had no merge from there on)."""
 
     text: str
     placed: list[Placed]
     starts: list[int]
     budgets: list[int]
+    end_budget: int
 
 
 _RECENT: list[_Parsed] = []  # the last few documents parsed, newest first
@@ -421,17 +423,20 @@ class _Cutter:
             self._points.append(point)
         return self._points[index]
 
-    def run(self, resume: Mapping[int, int] | None = None, budgets: Sequence[int] = ()) -> bool:
+    def run(
+        self, resume: Mapping[int, int] | None = None, budgets: Sequence[int] = (), end_budget: int = 0
+    ) -> bool:
         """Cut to the end, or until a chunk start in `resume` (offset -> index of an earlier parse's chunk
-        starting there) where at least that parse's budget is left; False when the whole file has to be
-        parsed (a piece that no merge within the budget makes parse)."""
+        starting there) where at least that parse's budget is left, or where that parse merged nothing up
+        to its end (`end_budget` left: then no budget can cut the rest differently); False when the text
+        does not parse or the whole file has to be parsed (a piece no merge within the budget makes parse)."""
         text, carriage_returns = self.text, "\r" in self.text
         index = 0
         while (end := self._point(index + 1)) is not None:
             start = self._points[index]
             if resume:
                 at = resume.get(start)
-                if at is not None and self.budget >= budgets[at]:
+                if at is not None and (self.budget >= budgets[at] or budgets[at] == end_budget):
                     self.resumed_at = at
                     return True
             budget_before = self.budget
@@ -578,13 +583,15 @@ def _reparse(text: str, old: _Parsed, prefix: int, suffix: int) -> _Parsed | Syn
         old.starts[j] + delta: j for j in range(keep + 1, len(old.placed)) if old.starts[j] - 1 >= changed_end
     }
     cutter = _Cutter(text, old.starts[keep], old.placed[keep].line, left, seen)
-    if not cutter.run(resume, old.budgets):
+    if not cutter.run(resume, old.budgets, old.end_budget):
         return cutter.error
     placed = old.placed[:keep] + cutter.placed
     starts = old.starts[:keep] + cutter.starts
     budgets = [b + shift for b in old.budgets[:keep]] + cutter.budgets
+    end_budget = cutter.budget
     at = cutter.resumed_at
     if at is not None:
+        end_budget = old.end_budget + cutter.budget - old.budgets[at]
         lines = cutter.line - old.placed[at].line
         tail = old.placed[at:]
         placed += tail if not lines else [Placed(p.chunk, p.line + lines) for p in tail]
@@ -592,7 +599,7 @@ def _reparse(text: str, old: _Parsed, prefix: int, suffix: int) -> _Parsed | Syn
         budgets += [b + cutter.budget - old.budgets[at] for b in old.budgets[at:]]
     if len({id(p.chunk) for p in placed}) != len(placed):
         return None
-    return _Parsed(text, placed, starts, budgets)
+    return _Parsed(text, placed, starts, budgets, end_budget)
 
 
 def parse_document(text: str) -> list[Placed] | SyntaxError | ValueError:
@@ -613,5 +620,6 @@ def parse_document(text: str) -> list[Placed] | SyntaxError | ValueError:
     cutter = _Cutter(text, 0, 0, _budget(text), {})
     if not cutter.run():
         return cutter.error or _whole(text)
-    _remember(_Parsed(text, cutter.placed, cutter.starts, cutter.budgets), base[0] if base else None)
+    parsed = _Parsed(text, cutter.placed, cutter.starts, cutter.budgets, cutter.budget)
+    _remember(parsed, base[0] if base else None)
     return cutter.placed
