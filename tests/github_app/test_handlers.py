@@ -145,3 +145,17 @@ def test_a_pull_request_payload_missing_what_a_job_needs_makes_no_job(damage: An
     assert router.job_for(Event("pull_request", "d", payload)) is not None
     damage(payload)
     assert router.job_for(Event("pull_request", "d", payload)) is None
+
+
+@pytest.mark.parametrize(("mode", "comments", "edits"), [("new", 2, 0), ("off", 0, 0), ("update", 1, 1)])
+def test_comment_modes(tmp_path: Path, mode: str, comments: int, edits: int) -> None:
+    from tests.core.campaign.conftest import CONFIG
+
+    ws = build_workspace(tmp_path / "repo", config=CONFIG + f'\n[github]\ncomment = "{mode}"\n')
+    ws.branch("one", {"solution/predict.py": predict("0.6")})
+    ws.branch("two", {"solution/predict.py": predict("0.7")})
+    gh = FakeGH()
+    store = run(pr_event(ws, "one", delivery="a"), tmp_path, gh)
+    run(pr_event(ws, "two", delivery="b"), tmp_path, gh, store)
+    assert len(gh.comments) == comments
+    assert sum(1 for w in gh.writes if w[0] == "update_comment") == edits
