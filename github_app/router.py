@@ -56,8 +56,11 @@ class Router:
         """The job row to record for `event`, or None when no handler wants it."""
         try:
             wanted = bool(self.handlers(event))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None  # a payload without the fields its event promises: nothing to do with it
+        except Exception:  # a payload no predicate foresaw: nothing to do with it, and never a 500
+            log.warning(
+                "delivery %s: predicates failed on its payload; ignored", event.delivery_id, exc_info=True
+            )
+            return None
         if not wanted:
             return None
         return _job_fields(event)

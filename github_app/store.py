@@ -17,7 +17,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Integer, String, Text, UniqueConstraint, create_engine, event, insert, select, update
+from sqlalchemy import (
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -300,10 +311,8 @@ class Store:
 
     def job_counts(self) -> dict[str, int]:
         with self._session() as session:
-            counts: dict[str, int] = {}
-            for status in session.scalars(select(JobRow.status)):
-                counts[status] = counts.get(status, 0) + 1
-            return counts
+            rows = session.execute(select(JobRow.status, func.count()).group_by(JobRow.status))
+            return {str(status): int(count) for status, count in rows}
 
     def newer_head(self, repo: str, pr_number: int, job_id: int, head_sha: str) -> str | None:
         """The head sha of a later pull-request delivery for the same PR, when it moved on."""

@@ -57,6 +57,9 @@ def test_tampering_pr_is_rejected_with_report_and_annotation(harness: Harness) -
     assert run.output["title"] == "rejected: IN001 kapso_evaluation/evaluate.py changed"
     paths = {(a["path"], a["annotation_level"]) for a in run.annotations}
     assert ("kapso_evaluation/evaluate.py", "failure") in paths
+    # The static rules ran on the changed evaluator too: their findings are annotations at file and line.
+    rules = [a for a in run.annotations if a["title"].startswith("EV")]
+    assert rules and all(a["path"] == "kapso_evaluation/evaluate.py" and a["start_line"] >= 1 for a in rules)
     (comment,) = harness.fake.comments_on(REPO, 7)
     assert "IN001" in comment["body"] and "protected file changed" in comment["body"]
     assert "/proctor accept-evaluator" in comment["body"]
