@@ -741,6 +741,7 @@ class _Scheduler:
     def _finish(self, record: CandidateRecord) -> None:
         """External evaluator → history → checkpoint, in that order (SPEC §5.2)."""
         s = self.setup
+        record = replace(record, finished_at=record.finished_at or datetime.now(UTC).isoformat())
         if record.index > 0 and s.evaluator is not None:
             record = record.with_external(self._external(record))
         if self.record_hook is not None:

@@ -80,6 +80,8 @@ class CandidateRecord:
     sandbox: str = ""
     not_isolated: str = ""
     """Why the candidate's code did not run only in its own sandbox (SPEC §4.5); "" when it did or never ran."""
+    finished_at: str = ""
+    """When the parent recorded it (ISO 8601 UTC); "" in checkpoints from before it was recorded."""
 
     @property
     def finding_codes(self) -> tuple[str, ...]:
@@ -106,6 +108,7 @@ class CandidateRecord:
             "external": self.external.to_json() if self.external is not None else None,
             "sandbox": self.sandbox,
             "not_isolated": self.not_isolated,
+            "finished_at": self.finished_at,
         }
 
     @classmethod
@@ -133,6 +136,7 @@ class CandidateRecord:
             external=ExternalOutcome.from_json(external) if external is not None else None,
             sandbox=str(data.get("sandbox", "")),
             not_isolated=str(data.get("not_isolated", "")),
+            finished_at=str(data.get("finished_at", "")),
         )
 
 

@@ -304,6 +304,10 @@ def _num(value: float | None) -> str:
 
 def _details(row: ReportRow) -> str:
     sections = []
+    if row.finished_at:
+        sections.append(
+            f'<p class="muted">Measured in {row.duration_s:.1f} s, recorded {_e(_time(row.finished_at))}.</p>'
+        )
     if row.reason and row.group != "ranked":
         sections.append(f'<p class="reason"><strong>Why:</strong> {_e(row.reason)}</p>')
     if row.not_isolated:

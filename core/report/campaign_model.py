@@ -82,6 +82,7 @@ class ReportRow:
     external_metrics: tuple[tuple[str, float], ...] = ()
     external_error: str = ""
     not_isolated: str = ""
+    finished_at: str = ""
 
     @property
     def score_text(self) -> str:
@@ -240,6 +241,7 @@ def _row(scored: ScoredRow, facts: Mapping[str, CommitFacts], winner: int | None
         external_metrics=tuple(sorted(external.metrics.items())) if external is not None else (),
         external_error=external.error if external is not None and external.error else "",
         not_isolated=record.not_isolated,
+        finished_at=record.finished_at,
     )
 
 

@@ -154,7 +154,9 @@ def test_old_checkpoints_without_the_new_fields_still_load() -> None:
         "evaluator": {"version": 0, "evaluator_id": "e", "provenance": "provided"},
         "metric": {"name": "auc", "direction": "maximize"}, "goal": "", "sandbox": "process",
     }  # fmt: skip
+    state["records"] = [{"index": 1, "ref": "a", "status": "scored", "score": 0.5}]
     loaded = CampaignState.from_json(state)
+    assert loaded.records[0].finished_at == "" and loaded.records[0].not_isolated == ""
     assert loaded.finished_at == "" and loaded.proctor_version == ""
     again = CampaignState.from_json(json.loads(json.dumps(replace(loaded, finished_at="x").to_json())))
     assert again.finished_at == "x"

@@ -102,7 +102,10 @@ def test_rerender_one_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str
     ws.branch("candidate/a", {"solution/predict.py": "print('0.7')\n"})
     assert main(["campaign", "--repo", str(ws.root), "--campaign-id", "r1", "--format", "json"]) == 0
     capsys.readouterr()
+    state = json.loads((ws.root / ".proctor/campaigns/r1/state.json").read_text())
+    assert all(r["finished_at"] for r in [state["baseline"], *state["records"]])
     report = ws.root / ".proctor/campaigns/r1/report.html"
+    assert "recorded 20" in report.read_text()  # when each commit's measurement was recorded
     report.unlink()
     assert main(["report", "--repo", str(ws.root), "--campaign", "r1"]) == 0
     assert "candidate/a" in report.read_text() and "Report:" in capsys.readouterr().out
