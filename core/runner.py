@@ -6,7 +6,9 @@ a grandchild that keeps a pipe open cannot hang us, each stream capped at its la
 built from an allow-list (never tokens or secrets). The `namespace` level adds private user, network, pid and
 IPC namespaces and a filesystem that is read-only outside the run's cwd, its scratch dir and a private /tmp
 (bubblewrap, or `unshare` plus a tiny init), so the evaluator has no network and cannot leave anything
-behind for the next run. `auto` probes once per process, picks the strongest level that works here, and
+behind for the next run. With an `isolation` (verify, campaigns) the run gets two sandboxes (SPEC §4.5, see
+core/run/): the evaluator's, where the suite and protected inputs are read-only and the entry point is a stub,
+and a fresh one for the candidate each time the stub runs it. `auto` probes once per process, picks the strongest level that works here, and
 says which.
 
 The sandbox levels, the environment allow-list and the rlimits live in core/sandbox.py and are re-exported

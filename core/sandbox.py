@@ -5,15 +5,17 @@ three live in core/runner.py). `namespace`: the same inside private user, networ
 with the whole filesystem read-only except the run's working directory, its scratch dir (HOME, TMPDIR, the
 bytecode prefix) and a private /tmp — so a hostile candidate can neither reach the network nor leave
 anything behind for the next run (a patched site-packages, a planted hook in a `.git/config`, a daemon).
-bubblewrap does this directly; without it `unshare` starts a tiny init (`_mount_init`) that remounts
-everything read-only, re-binds the writable paths and drops every capability before exec. When only the
-network part works, the choice says so. `auto` probes once per process which of these really works here and
-picks the strongest.
+bubblewrap does this directly; without it `unshare` starts a tiny init (core/run/mount_init.py) that builds
+the same view and drops every capability before it forks the evaluator. What each sandbox sees — the
+evaluator's and, per run of the entry point, the candidate's (SPEC §4.5) — is a core.run.mounts plan built in
+core/run/isolation.py. When only the network part works, the choice says so. `auto` probes once per process
+which of these really works here and picks the strongest; `PROCTOR_SANDBOX_BACKEND` limits it to one.
 
 The environment is built from an allow-list. PYTHONPYCACHEPREFIX points at a fresh per-run directory so a
 bytecode file planted in the workspace's `__pycache__/` is never read (IN005); to keep runs fast, that
 directory exposes a read-through mirror of the *interpreter's own* bytecode (stdlib and site-packages, never a
-workspace path), built once per interpreter and reused.
+workspace path), built once per interpreter and reused. An isolated run keeps it outside the scratch dir it
+shares with the candidate, read-only in both sandboxes, so no bytecode can be planted there either.
 """
 
 from __future__ import annotations
