@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,10 @@ class RunSession:
             entry = tree / isolation.entry_point
             shutil.copyfile(entry, layout.entry_source)
             executable = bool(entry.stat().st_mode & 0o111)
-            _write_stub(layout.stub, interpreter, socket, str(layout.entry_source), executable=executable)
+            if entry.suffix == ".py":
+                _write_stub(layout.stub, interpreter, socket, str(layout.entry_source), executable=executable)
+            else:
+                _write_shell_stub(layout, executable=executable)
         session = cls(
             layout, tree, env, evaluator_plan(isolation, layout, tree, interpreter, stub=stub), None, why
         )
@@ -139,6 +143,15 @@ def _not_isolated_before(choice: SandboxChoice, isolation: Isolation, tree: Path
     if entry.is_symlink() or not entry.is_file():
         return f"entry_point {isolation.entry_point} is not a file in the candidate's tree"
     return ""
+
+
+def _write_shell_stub(layout: RunLayout, *, executable: bool) -> None:
+    """A non-Python entry point (`run.sh`): a shell stub that has `$PROCTOR_RUN_CANDIDATE` run it in C."""
+    program = shlex.quote(str(layout.run_candidate))
+    again = '"$0" "$@"' if executable else '/bin/sh "$0" "$@"'
+    text = f"#!/bin/sh\n# Proctor: runs the real entry point in the candidate's sandbox.\nexec {program} -- {again}\n"
+    layout.stub.write_text(text, encoding="utf-8")
+    layout.stub.chmod(0o755 if executable else 0o644)
 
 
 def _write_stub(

@@ -260,3 +260,23 @@ def test_verify_refuses_a_holdout_inside_the_workspace(
     assert main(["verify", str(workspace.root)]) == 2
     err = capsys.readouterr().err
     assert "PROCTOR_HOLDOUT_DIR" in err and "inside the workspace" in err and "Traceback" not in err
+
+
+SHELL_EVALUATOR = """
+import subprocess
+
+done = subprocess.run(["sh", "solution/run.sh", "x y"], capture_output=True, text=True)
+print(done.returncode, done.stdout.split())
+"""
+
+
+def test_a_shell_entry_point_runs_in_c_too(workspace: Workspace, backend: SandboxChoice) -> None:
+    workspace.write("proctor.toml", 'entry_point = "solution/run.sh"\n')
+    workspace.write("kapso_evaluation/evaluate.py", SHELL_EVALUATOR)
+    workspace.write(
+        "solution/run.sh",
+        'echo "got $1"\nif [ -e kapso_datasets/answers.csv ]; then echo seen; else echo hidden; fi\nexit 4\n',
+    )
+    result = workspace.run(backend)
+    assert result.stdout.strip() == "4 ['got', 'x', 'y', 'hidden']", result.stderr
+    assert result.candidate_launches == 1 and result.not_isolated == ""
