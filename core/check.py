@@ -259,7 +259,13 @@ def check_paths(
         for document in documents:
             found.extend(
                 lint_document(
-                    document.relpath, document.text, document.kind, ctx, select=select, ignore=ignore
+                    document.relpath,
+                    document.text,
+                    document.kind,
+                    ctx,
+                    select=select,
+                    ignore=ignore,
+                    incremental=False,
                 )
             )
         return sorted(found, key=lambda d: (d.path, d.range.start, d.code))

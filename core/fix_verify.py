@@ -82,8 +82,8 @@ def refusal(relpath: str, kind: DocumentKind, before: str, after: str, ctx: Lint
         early = sorted(names_used_before_import(new_tree) - old_early)
         if early:
             return f"`{early[0]}` would be used before its import"
-    old = Counter(d.code for d in lint_document(relpath, before, kind, ctx))
-    new = Counter(d.code for d in lint_document(relpath, after, kind, ctx))
+    old = Counter(d.code for d in lint_document(relpath, before, kind, ctx, incremental=False))
+    new = Counter(d.code for d in lint_document(relpath, after, kind, ctx, incremental=False))
     added = sorted(code for code in new if new[code] > old[code])
     if old["BR001"] and not new["BR001"]:
         # BR001's template replaces "no protocol" by a protocol whose blanks (BR002-BR006) are still open.

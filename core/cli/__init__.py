@@ -4,16 +4,19 @@ Each command group lives in its own module with a `register(app)` function; heav
 commands so `proctor guard` starts fast. Typer inspects every registered function's signature when the app
 runs, so `main` registers only the module of the command being run (`COMMANDS`); help, completion and
 unknown commands get them all. `main` is the one place a `ProctorError` becomes one line and exit 2
-(a traceback only with `--debug`).
+(a traceback only with `--debug`). `proctor check` skips typer altogether (`core.cli.check_run` parses its
+own arguments), so linting starts without building the command tree.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
 COMMAND_MODULES = (
     "core.cli.check_cmd",
@@ -51,6 +54,8 @@ def _command_of(args: Sequence[str]) -> str | None:
 
 
 def _print_version(value: bool) -> None:
+    import typer
+
     if value:
         from core import __version__
 
@@ -60,6 +65,8 @@ def _print_version(value: bool) -> None:
 
 def build_app(command: str | None = None) -> typer.Typer:
     """The app with every command, or only the module that defines `command`."""
+    import typer
+
     app = typer.Typer(
         name="proctor",
         help="Keep evaluation-driven development honest: check evaluators, guard the suite, run campaigns.",
@@ -92,13 +99,28 @@ def build_app(command: str | None = None) -> typer.Typer:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (console script entry point)."""
-    from core.errors import ProctorError
-
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    app = build_app(_command_of(args))
+    command = _command_of(args)
+    if command == "check":
+        rest = args[args.index("check") + 1 :]
+
+        def run_check() -> object:
+            from core.cli.check_run import check_main
+
+            return check_main(rest)
+
+        return _guarded(run_check, debug)
+    app = build_app(command)
+    return _guarded(lambda: app(args=args, prog_name="proctor", standalone_mode=False), debug)
+
+
+def _guarded(run: Callable[[], object], debug: bool) -> int:
+    """Run a command; every way it can end becomes an exit code (one line on stderr for errors)."""
+    from core.errors import ProctorError
+
     try:
-        result = app(args=args, prog_name="proctor", standalone_mode=False)
+        result = run()
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     except ProctorError as exc:

@@ -67,12 +67,19 @@ def is_stale(workspace: Path, rel: str) -> bool:
     key = (str(workspace), rel, *_git_stamp(workspace), exists)
     if key in _CACHE:
         return _CACHE[key]
-    tracked = _tracked(workspace, rel)
+    tracked = _tracked(workspace, rel) if _in_repository(workspace) else None
     result = exists if tracked is None else tracked
     if len(_CACHE) > 256:
         _CACHE.clear()
     _CACHE[key] = result
     return result
+
+
+def _in_repository(workspace: Path) -> bool:
+    """A `.git` at or above the workspace: only then can git say whether the file is tracked (no git process
+    is started for a plain directory)."""
+    directory = workspace.resolve()
+    return any((d / ".git").exists() for d in (directory, *directory.parents))
 
 
 def _git_stamp(workspace: Path) -> tuple[int, int]:
