@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import GitError
-from core.integrity.git import is_object_id, run_git_bytes
+from core.integrity.git import batch_check, is_object_id, run_git_bytes
 from core.report.campaign_model import (
     MAX_FILES,
     MESSAGE_CHARS,
@@ -31,15 +31,27 @@ _BOARD_LIMIT = 32 * 1024 * 1024
 
 def commit_facts(repo: Path, baseline: str | None, commits: Iterable[str]) -> dict[str, CommitFacts]:
     """Message and files changed against `baseline` for each commit (full shas only; others skipped)."""
-    shas = sorted({c for c in commits if is_object_id(c)})
-    if not shas:
+    wanted = sorted({c for c in commits if is_object_id(c)})
+    if not wanted:
         return {}
-    messages = _messages(repo, shas)
+    try:
+        asked = [*wanted, *([baseline] if baseline and is_object_id(baseline) else [])]
+        present = {info.spec for info in batch_check(repo, asked) if info.type == "commit"}
+    except GitError as exc:
+        return {sha: CommitFacts(error=str(exc)) for sha in wanted}
+    gone = CommitFacts(error="the commit is no longer in the repository")
+    shas = [sha for sha in wanted if sha in present]
+    messages = _messages(repo, shas) if shas else {}
+    against = [sha for sha in shas if baseline in present and sha != baseline]
+    stats, error = _diff_stats(repo, str(baseline), against) if against else ({}, "")
     facts = {}
     for sha in shas:
-        files, more, error = _diff_stat(repo, baseline, sha) if baseline and sha != baseline else ((), 0, "")
-        facts[sha] = CommitFacts(messages.get(sha, ""), files, more, error)
-    return facts
+        files = stats.get(sha, [])
+        cut = tuple(files[:MAX_FILES])
+        facts[sha] = CommitFacts(
+            messages.get(sha, ""), cut, len(files) - len(cut), error if sha in against else ""
+        )
+    return {**{sha: gone for sha in wanted if sha not in present}, **facts}
 
 
 def _messages(repo: Path, shas: list[str]) -> dict[str, str]:
@@ -57,21 +69,31 @@ def _messages(repo: Path, shas: list[str]) -> dict[str, str]:
     return found
 
 
-def _diff_stat(repo: Path, baseline: str, sha: str) -> tuple[tuple[ChangedFile, ...], int, str]:
+def _diff_stats(repo: Path, baseline: str, shas: list[str]) -> tuple[dict[str, list[ChangedFile]], str]:
+    """Every commit's numstat against the baseline from one `git diff-tree --stdin` ("<commit> <base>" lines).
+
+    With -z a commit's id comes alone, then one `added TAB deleted TAB path` record per file (none when
+    nothing differs); binary files count "-".
+    """
+    lines = "".join(f"{sha} {baseline}\n" for sha in shas).encode()
     try:
         out = run_git_bytes(
-            repo, "diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", baseline, sha
-        )
+            repo, "diff-tree", "--stdin", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv",
+            input=lines,
+        )  # fmt: skip
     except GitError as exc:
-        return (), 0, str(exc)
-    files = []
-    for record in out.decode("utf-8", "replace").split("\0"):
-        added, _, rest = record.partition("\t")
-        deleted, _, path = rest.partition("\t")
-        if not path:
+        return {}, str(exc)
+    stats: dict[str, list[ChangedFile]] = {sha: [] for sha in shas}
+    current: list[ChangedFile] | None = None
+    for token in out.decode("utf-8", "replace").split("\0"):
+        if "\t" not in token:
+            current = stats.get(token.strip()) if token.strip() else current
             continue
-        files.append(ChangedFile(path, _count(added), _count(deleted)))
-    return tuple(files[:MAX_FILES]), max(0, len(files) - MAX_FILES), ""
+        added, _, rest = token.partition("\t")
+        deleted, _, path = rest.partition("\t")
+        if current is not None and path:
+            current.append(ChangedFile(path, _count(added), _count(deleted)))
+    return stats, ""
 
 
 def _count(text: str) -> int | None:

@@ -303,22 +303,8 @@ def _num(value: float | None) -> str:
 
 
 def _details(row: ReportRow) -> str:
-    sections = []
-    if row.finished_at:
-        sections.append(
-            f'<p class="muted">Measured in {row.duration_s:.1f} s, recorded {_e(_time(row.finished_at))}.</p>'
-        )
-    if row.reason and row.group != "ranked":
-        sections.append(f'<p class="reason"><strong>Why:</strong> {_e(row.reason)}</p>')
-    if row.not_isolated:
-        sections.append(
-            f'<p class="reason s-rejected"><strong>Not isolated:</strong> {_e(row.not_isolated)}</p>'
-        )
-    facts = row.facts
-    if facts is not None and facts.message:
-        sections.append(f"<h3>Commit message</h3><pre>{_e(facts.message)}</pre>")
-    if facts is not None and not row.is_baseline:
-        sections.append(_files(row))
+    """The expanded row: why (when not scored), what the commit changed, what it printed."""
+    sections = [*_status_notes(row), *_commit_sections(row)]
     if row.findings:
         sections.append("<h3>Findings</h3><ul>" + "".join(_finding(f) for f in row.findings) + "</ul>")
     if row.external_metrics or row.external_error:
@@ -329,6 +315,31 @@ def _details(row: ReportRow) -> str:
     if not sections:
         sections.append('<p class="muted">Nothing more was recorded for this commit.</p>')
     return f"<details><summary>{_e(_summary(row))}</summary>{''.join(sections)}</details>"
+
+
+def _status_notes(row: ReportRow) -> list[str]:
+    notes = []
+    if row.finished_at:
+        notes.append(
+            f'<p class="muted">Measured in {row.duration_s:.1f} s, recorded {_e(_time(row.finished_at))}.</p>'
+        )
+    if row.reason and row.group != "ranked":
+        notes.append(f'<p class="reason"><strong>Why:</strong> {_e(row.reason)}</p>')
+    if row.not_isolated:
+        notes.append(
+            f'<p class="reason s-rejected"><strong>Not isolated:</strong> {_e(row.not_isolated)}</p>'
+        )
+    return notes
+
+
+def _commit_sections(row: ReportRow) -> list[str]:
+    facts = row.facts
+    if facts is None:
+        return []
+    sections = [f"<h3>Commit message</h3><pre>{_e(facts.message)}</pre>"] if facts.message else []
+    if not row.is_baseline:
+        sections.append(_files(row))
+    return sections
 
 
 def _summary(row: ReportRow) -> str:
