@@ -63,7 +63,12 @@ class JobRunner:
         return len(pending)
 
     def run(self, job_id: int) -> None:
-        job = self.store.claim(job_id)
+        try:
+            job = self.store.claim(job_id)
+        except Exception:  # the database is busy or away: the queue message must not be lost with it
+            log.exception("could not claim job %s; trying again shortly", job_id)
+            self.queue.enqueue(job_id, delay_s=RETRY_DELAYS_S[0])
+            return
         if job is None:
             return  # done already, or another worker has it: a repeated queue message
         event = Event(job.event, job.delivery_id, job.payload)

@@ -14,6 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from core.campaign.model import CandidateRecord
 from core.errors import ProctorError
@@ -85,7 +86,7 @@ def score_pull_request(pr: PullRequestRef, ctx: JobContext, *, rerun: bool = Fal
 
 
 def _details_url(ctx: JobContext, pr: PullRequestRef) -> str:
-    return f"{ctx.public_url}/?repo={pr.repo}&pr={pr.number}" if ctx.public_url else ""
+    return f"{ctx.public_url}/?{urlencode({'repo': pr.repo, 'pr': pr.number})}" if ctx.public_url else ""
 
 
 def _check_run_id(pr: PullRequestRef, ctx: JobContext, key: str, existing: CheckRun | None) -> int:

@@ -58,21 +58,25 @@ class JobQueue:
         return ran
 
     def work(self, handler: Callable[[int], None], stop: threading.Event) -> None:
-        """Run jobs one at a time until `stop` is set (the in-process consumer: no signals, no threads)."""
+        """Run jobs one at a time until `stop` is set (the in-process consumer: no signals, no threads).
+
+        A failure of the queue's own storage (a locked SQLite file under load) is logged and waited out: the
+        loop must outlive it, or the web half would go on accepting work nobody runs.
+        """
         self._handler = handler
         next_schedule = 0.0
         while not stop.is_set():
-            now = time.monotonic()
-            if now >= next_schedule:
-                for task in self.huey.read_schedule():
-                    self.huey.enqueue(task)
-                next_schedule = now + 1.0
-            task = self.huey.dequeue()
-            if task is None:
-                stop.wait(_POLL_S)
-                continue
             try:
+                now = time.monotonic()
+                if now >= next_schedule:
+                    for task in self.huey.read_schedule():
+                        self.huey.enqueue(task)
+                    next_schedule = now + 1.0
+                task = self.huey.dequeue()
+                if task is None:
+                    stop.wait(_POLL_S)
+                    continue
                 self.huey.execute(task)
-            except Exception:  # huey logs the task's own errors; this is a storage failure
-                log.exception("job queue failure")
+            except Exception:
+                log.exception("job queue failure; retrying in 1 s")
                 stop.wait(1.0)

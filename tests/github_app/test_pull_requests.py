@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -190,7 +191,16 @@ def test_a_job_that_died_right_after_creating_its_check_run_reuses_it(
 
 
 def test_in_the_namespace_sandbox_no_secret_reaches_the_candidate(harness: Harness) -> None:
+    from core.errors import RunnerError
+    from core.runner import choose_sandbox
     from tests.core.campaign.conftest import git
+
+    try:
+        choose_sandbox("namespace")
+    except RunnerError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but the namespace sandbox does not work here: {exc}")
+        pytest.skip(f"the namespace sandbox (bubblewrap or unshare) does not work here: {exc}")
 
     ws = harness.project.ws
     ws.write("proctor.toml", ws.root.joinpath("proctor.toml").read_text().replace('"process"', '"namespace"'))
