@@ -300,7 +300,7 @@ def _prepare(
             )
     choice = _campaign_sandbox(_sandbox_level(sandbox or config.campaign.sandbox))
     if source["kind"] == "prompt":
-        _check_prompt_setup(config, choice)
+        _check_prompt_setup(config)
     workers = config.campaign.parallel if parallel is None else parallel
     if workers < 0:
         raise CampaignError(f"--parallel must be 0 (the number of CPUs) or more, found {workers}")
@@ -444,17 +444,11 @@ def _candidate_source(
     return {"kind": "refs", "refs": sources.normalize_spec(spec)}
 
 
-def _check_prompt_setup(config: Config, choice: SandboxChoice) -> None:
-    """A prompt campaign's evaluator calls the judge endpoint: refuse a sandbox without network, models
-    without a price and a missing teacher key before anything runs."""
+def _check_prompt_setup(config: Config) -> None:
+    """Refuse models without a price and a missing teacher key before anything runs (the evaluators reach
+    the judge through Proctor's proxy, with the network their sandbox gets for it)."""
     from core.campaign.prompt_source import check_teacher
 
-    if choice.level == "namespace":
-        raise CampaignError(
-            f"a prompt campaign's evaluator calls the judge endpoint over the network, which the sandbox "
-            f"{choice.describe()} cuts off (its loopback is not the host's): set [campaign] sandbox = "
-            '"process" in proctor.toml, or pass --sandbox process'
-        )
     check_teacher(config.judge)
 
 
@@ -596,6 +590,7 @@ class _Scheduler:
             sandbox=s.sandbox,
             work_root=s.work_root,
             extra_env=tuple(sorted(self.job_env.get(planned.index, {}).items())),
+            evaluator_network=s.source["kind"] == "prompt",  # to reach the judge proxy
         )
 
     def _pool(self) -> cf.ProcessPoolExecutor:
@@ -662,7 +657,6 @@ class _Scheduler:
             source=s.source,
             baseline_ref=s.baseline_ref,
             baseline_commit=s.baseline_commit,
-            work_root=s.work_root,
         )
         self.record_hook = driver.before_record
         try:

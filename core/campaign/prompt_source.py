@@ -8,16 +8,17 @@ plumbing (a new blob, trees rebuilt with `mktree`, `commit-tree -p parent`) into
 `refs/proctor/generated/<campaign>/<n>`: no checkout, no worktree, no candidate code runs, and the delivered
 branch descends from the baseline. Then the normal per-candidate pipeline measures them.
 
-The evaluator and Proctor talk through four environment variables, the only judge-related ones a candidate's
-process ever gets (the environment is otherwise an allow-list, SPEC §4.3; `OPENAI_API_KEY` and the like never
-reach it):
+The evaluator and Proctor talk through four environment variables, the only judge-related ones an evaluator
+ever gets (the environment is otherwise an allow-list, SPEC §4.3; `OPENAI_API_KEY` and the like never reach
+it):
 
-- `PROCTOR_JUDGE_BASE_URL`: the OpenAI-compatible endpoint (Proctor's own `PROCTOR_JUDGE_BASE_URL`, else
-  `[judge] base_url`);
-- `PROCTOR_JUDGE_API_KEY`: forwarded only when it is set in Proctor's environment — an explicit opt-in for a
-  key meant for evaluators; a `free = true` or loopback endpoint needs none;
+- `PROCTOR_JUDGE_BASE_URL`: the judge proxy Proctor runs on the loopback interface for the campaign
+  (`core/judge/proxy.py`), which forwards to the real endpoint (`PROCTOR_JUDGE_BASE_URL` in Proctor's own
+  environment, else `[judge] base_url`) and adds the key;
+- `PROCTOR_JUDGE_API_KEY`: the proxy's per-campaign token (never the endpoint's key);
 - `PROCTOR_JUDGE_BUDGET_USD`: this run's share of what is left of the campaign's one budget (`[judge]
-  budget_usd`, shared by the teacher and every evaluator run; absent for a free endpoint);
+  budget_usd`, shared by the teacher and every evaluator run; absent for a free endpoint); the proxy holds
+  all the runs of an iteration to what is left, whatever they do;
 - `PROCTOR_PROMPT_FEEDBACK`: where the evaluator writes its feedback document (`write_feedback`): what it spent
   and its judge run on the search split. Proctor keeps the text the teacher will read in the checkpoint; the
   hold-out scores never enter it.
@@ -25,8 +26,8 @@ reach it):
 Evaluators build their judge with `evaluator_settings()` and run a prompt with `run_prompt()`, both below, so
 the campaign side and the evaluator side agree on these variables.
 
-Judge-using evaluators need the network, which a `namespace` sandbox removes (its loopback is not the host's):
-a prompt campaign refuses to start there and asks for `[campaign] sandbox = "process"`.
+Prompt campaigns run at the `namespace` level like any other: the evaluator's sandbox gets the network
+(`evaluator_network`) so that it reaches the proxy; the key stays in Proctor.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from core.state_root import proctor_dir
 if TYPE_CHECKING:
     from core.config import Config, JudgeConfig
     from core.judge import Judge, JudgeRun, JudgeSettings
+    from core.judge.proxy import JudgeProxy
 
 ENV_BASE_URL = "PROCTOR_JUDGE_BASE_URL"
 ENV_API_KEY = "PROCTOR_JUDGE_API_KEY"
@@ -188,19 +190,6 @@ def resolve_base_url(config: JudgeConfig, environ: Mapping[str, str] | None = No
     """`PROCTOR_JUDGE_BASE_URL` from the environment, else `[judge] base_url` ('' = the provider default)."""
     env = os.environ if environ is None else environ
     return env.get(ENV_BASE_URL, "").strip() or config.base_url
-
-
-def forwarded_env(config: JudgeConfig, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """What a prompt campaign adds to the evaluator's scrubbed environment (never `api_key_env` itself)."""
-    env = os.environ if environ is None else environ
-    out: dict[str, str] = {}
-    base = resolve_base_url(config, env)
-    if base:
-        out[ENV_BASE_URL] = base
-    key = env.get(ENV_API_KEY, "") if environ is not None else secrets.get(ENV_API_KEY)
-    if key:
-        out[ENV_API_KEY] = key
-    return out
 
 
 def check_teacher(config: JudgeConfig) -> None:
@@ -370,17 +359,37 @@ def write_feedback(
         if run is None
         else {"mean": run.summary.mean, "stderr": run.summary.stderr, "items": items},
     }
-    atomic_write_json(Path(path), document)
+    target = str(path)
+    if target.startswith(
+        "http://"
+    ):  # a campaign's judge proxy: the evaluator's sandbox shares no dir with it
+        _post_feedback(target, document)
+    else:
+        atomic_write_json(Path(path), document)
 
 
-def read_feedback(path: Path) -> PromptFeedback | None:
-    """The evaluator's report, or None when it wrote none or it is not one (never raises)."""
+def _post_feedback(url: str, document: dict[str, Any]) -> None:
+    import urllib.request
+
+    body = json.dumps(document, allow_nan=False).encode("utf-8")
+    token = os.environ.get(ENV_API_KEY, "")
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
-        if not path.is_file() or path.is_symlink() or path.stat().st_size > FEEDBACK_LIMIT_BYTES:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            reply.read()
+    except OSError as exc:
+        raise JudgeError(f"could not hand the feedback to the campaign ({url}): {exc}") from None
+
+
+def parse_feedback(raw: bytes) -> PromptFeedback | None:
+    """A feedback document from its bytes (a file's, or what a run posted to the judge proxy); None if bad."""
+    try:
+        if len(raw) > FEEDBACK_LIMIT_BYTES:
             return None
-        data = json.loads(path.read_bytes().decode("utf-8"), parse_constant=lambda _c: None)
+        data = json.loads(raw.decode("utf-8"), parse_constant=lambda _c: None)
         return _feedback_from_json(data)
-    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, RecursionError):
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError, RecursionError):
         return None
 
 
@@ -499,7 +508,6 @@ class PromptDriver:
         source: Mapping[str, Any],
         baseline_ref: str,
         baseline_commit: str,
-        work_root: Path,
     ) -> None:
         self.host = host
         self.repo = repo
@@ -517,10 +525,9 @@ class PromptDriver:
         )
         self.baseline_ref = baseline_ref
         self.baseline_commit = baseline_commit
-        self.feedback_dir = work_root / "prompt-feedback"
         self.cap: float | None = None if config.judge.free else config.judge.budget_usd
-        self.env = forwarded_env(config.judge)
-        self.expecting: dict[int, Path] = {}
+        self.proxy: JudgeProxy | None = None  # started by `run`; evaluators reach the judge only through it
+        self.expecting: set[int] = set()
         self.stop_reason = ""
 
     # -- ledger (part of the checkpoint)
@@ -541,7 +548,29 @@ class PromptDriver:
     # -- the loop
 
     def run(self) -> None:
-        self.feedback_dir.mkdir(parents=True, exist_ok=True)
+        """The campaign's iterations, with the judge proxy running for their evaluator runs."""
+        from core.judge.proxy import JudgeProxy
+
+        judge = self.config.judge
+        self.proxy = JudgeProxy(
+            resolve_base_url(judge),
+            secrets.get(judge.api_key_env),
+            cap_usd=self.remaining_usd(),
+            prices=judge.prices,
+            free=judge.free,
+        )
+        try:
+            self._iterate()
+        finally:
+            self.proxy.close()
+            self.proxy = None
+
+    def evaluator_env(self) -> dict[str, str]:
+        """The judge as the evaluator sees it: the proxy's URL and token, never the endpoint's key."""
+        assert self.proxy is not None
+        return {ENV_BASE_URL: self.proxy.base_url, ENV_API_KEY: self.proxy.token}
+
+    def _iterate(self) -> None:
         if self.host.state.baseline is None:
             self._measure([PlannedCandidate(0, self.baseline_ref, self.baseline_commit, "")])
         for iteration in range(1, self.iterations + 1):
@@ -673,24 +702,26 @@ class PromptDriver:
     def _measure(self, plans: Sequence[PlannedCandidate]) -> None:
         remaining = self.remaining_usd()
         share = remaining / len(plans) if remaining is not None else None
+        assert self.proxy is not None
+        self.proxy.set_cap(remaining)  # the hard cap on everything these runs send, whatever they report
         env: dict[int, dict[str, str]] = {}
         for plan in plans:
-            path = self.feedback_dir / f"{plan.index}.json"
-            path.unlink(missing_ok=True)
-            extra = {**self.env, ENV_FEEDBACK: str(path)}
+            self.proxy.feedback.pop(plan.index, None)
+            extra = {**self.evaluator_env(), ENV_FEEDBACK: self.proxy.feedback_url(plan.index)}
             if share is not None:
                 extra[ENV_BUDGET] = repr(share)
             env[plan.index] = extra
-            self.expecting[plan.index] = path
+            self.expecting.add(plan.index)
         self.host.measure_planned(plans, env)
 
     def before_record(self, record: CandidateRecord) -> None:
         """Called by the scheduler just before it checkpoints `record`: fold the evaluator's report into the
         ledger, so the spend and the feedback land in the same atomic write as the record."""
-        path = self.expecting.pop(record.index, None)
-        if path is None:
+        if record.index not in self.expecting:
             return
-        report = read_feedback(path)
+        self.expecting.discard(record.index)
+        raw = self.proxy.feedback.pop(record.index, None) if self.proxy is not None else None
+        report = parse_feedback(raw) if raw is not None else None
         ledger = self._ledger()
         if report is None:
             self._update(unreported=int(ledger.get("unreported", 0)) + 1)

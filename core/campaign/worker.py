@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import signal
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from core.config import Config
     from core.integrity.findings import Finding
     from core.integrity.manifest import SuiteSnapshot
+    from core.run.isolation import Isolation
     from core.runner import RunResult, SandboxChoice
 
 TAIL_CHARS = 4000
@@ -53,6 +55,8 @@ class MeasureJob:
     work_root: Path
     # Added to the scrubbed environment: a prompt campaign's judge endpoint, budget share and feedback path.
     extra_env: tuple[tuple[str, str], ...] = ()
+    # A prompt campaign's evaluator reaches Proctor's judge proxy on the loopback interface.
+    evaluator_network: bool = False
 
 
 def tail(text: str, limit: int = TAIL_CHARS) -> str:
@@ -90,7 +94,6 @@ def _record(job: MeasureJob, status: Status, started: float, **fields: Any) -> C
 def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
     from core.integrity.guard import guard_refs
     from core.integrity.materialize import materialize, overlay_trusted_suite
-    from core.run.isolation import Isolation, resolve_holdout
     from core.runner import run_evaluator
 
     config = job.config
@@ -108,7 +111,7 @@ def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
         timeout_s=config.timeout_s,
         sandbox=job.sandbox,
         extra_env=dict(job.extra_env) or None,
-        isolation=Isolation.from_config(config, resolve_holdout(config.holdout_dir, job.repo)),
+        isolation=_isolation(job),
     )
     suite_dir = dest / config.evaluation_dir
     during = tuple(FindingRecord.from_finding(f) for f in _rehash(job, suite_dir))
@@ -152,6 +155,13 @@ def not_isolated_reason(run: RunResult) -> str:
     if run.not_isolated is not None and run.ok and run.candidate_launches == 0:
         return "the evaluator never ran the entry point, so any candidate code it ran shared its sandbox"
     return ""
+
+
+def _isolation(job: MeasureJob) -> Isolation:
+    from core.run.isolation import Isolation, resolve_holdout
+
+    isolation = Isolation.from_config(job.config, resolve_holdout(job.config.holdout_dir, job.repo))
+    return dataclasses.replace(isolation, evaluator_network=True) if job.evaluator_network else isolation
 
 
 def _rehash(job: MeasureJob, suite_dir: Path) -> list[Finding]:

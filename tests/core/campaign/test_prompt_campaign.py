@@ -132,12 +132,16 @@ def test_prompt_campaign_end_to_end(
         for row in HOLDOUT:
             assert f"'{row['id']}'" not in request.last_user
             assert row["input"] not in request.prompt and row["reference"] not in request.prompt
-    # Proctor's key reaches the teacher; the evaluator (a candidate's process) never gets it.
+    # Proctor's key reaches the teacher directly, and the evaluator's calls only through Proctor's judge proxy,
+    # which adds it: the evaluator's sandbox holds the proxy's token, never the key (tests/core/judge/test_proxy.py).
     assert all(r.headers["authorization"] == "Bearer sk-proctor-only" for r in teacher)
-    assert evaluator and all(r.headers["authorization"] == "Bearer no-key-needed" for r in evaluator)
+    assert all(r.headers["user-agent"].startswith("OpenAI/") for r in teacher)
+    assert evaluator and all(r.headers["authorization"] == "Bearer sk-proctor-only" for r in evaluator)
+    assert all(r.headers["user-agent"].startswith("python-httpx/") for r in evaluator)
 
     state = json.loads((repo / ".proctor/campaigns/p/state.json").read_text())
     assert state["fingerprint"]["candidate_source"]["kind"] == "prompt"
+    assert state["sandbox"].startswith("namespace")  # prompt campaigns no longer need the `process` level
     assert set(state["prompt"]["feedback"]) == {"0", "1", "2", "3", "4"}
 
     # Resume: nothing is proposed or measured again; a changed prompt source is refused.
@@ -247,7 +251,6 @@ def test_budget_exhaustion_stops_new_proposals(
         (["--prompt", "kapso_evaluation/evaluate.py", "--iterations", "1"], "is protected"),
         (["--prompt", PROMPT], "needs --iterations"),
         (["--rewrites", "2"], "need --prompt FILE"),
-        (["--prompt", PROMPT, "--iterations", "1", "--sandbox", "namespace"], "namespace"),
     ],
 )
 def test_bad_prompt_campaigns_are_refused_before_anything_runs(
