@@ -21,6 +21,7 @@ from github_app import hygiene
 from github_app.text import COMMENT_MARKER, HOW_TO_ACCEPT, TITLE_VERBS
 
 ANNOTATION_BATCH = 50
+MAX_ANNOTATIONS = 1000  # 20 requests; past that a reader wants the report, not more markers
 _LEVELS = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
@@ -181,6 +182,15 @@ def isolation_notice(m: Measured) -> str:
     return f"**not isolated**: the evaluator ran without a namespace sandbox ({hygiene.inline(m.sandbox)})."
 
 
+def full_report(m: Measured, title: str, conclusion: str) -> str:
+    """Everything, uncut: kept in the data dir for when GitHub's limits cut the check run or the comment."""
+    parts = [f"# {conclusion}: {title}", *body_sections(m)]
+    for record, side in ((m.base, "base"), (m.head, "head")):
+        parts.append(f"## {side} output\n\nstdout:\n{hygiene.code_block(record.stdout_tail, 10**6)}")
+        parts.append(f"stderr:\n{hygiene.code_block(record.stderr_tail, 10**6)}")
+    return "\n\n".join(parts) + "\n"
+
+
 def body_sections(m: Measured) -> list[str]:
     sections = [notice] if (notice := isolation_notice(m)) else []
     sections.append(score_table(m))
@@ -229,13 +239,15 @@ def annotations_of(m: Measured) -> list[dict[str, Any]]:
     return out
 
 
-def render(m: Measured, config: GithubConfig, details_url: str = "") -> Outcome:
+def render(m: Measured, config: GithubConfig, pointer: str = "") -> Outcome:
+    """`pointer` says where the uncut report is, for texts cut to GitHub's limits."""
     conclusion, title = decide(m, config)
-    pointer = (
-        f"the full report is at {details_url}" if details_url else "the full logs are in the app's data dir"
-    )
-    summary = hygiene.cut("\n\n".join(body_sections(m)), hygiene.SUMMARY_LIMIT, pointer)
-    return Outcome(conclusion, title, summary, tuple(annotations_of(m)))
+    found = annotations_of(m)
+    sections = body_sections(m)
+    if len(found) > MAX_ANNOTATIONS:
+        sections.append(f"Annotations: the first {MAX_ANNOTATIONS} of {len(found)} are shown.")
+    summary = hygiene.cut("\n\n".join(sections), hygiene.SUMMARY_LIMIT, pointer)
+    return Outcome(conclusion, title, summary, tuple(found[:MAX_ANNOTATIONS]))
 
 
 def batches(
@@ -245,7 +257,7 @@ def batches(
 
 
 def comment_body(
-    m: Measured | None, outcome_title: str, conclusion: str, details_url: str = "", extra: str = ""
+    m: Measured | None, outcome_title: str, conclusion: str, pointer: str = "", extra: str = ""
 ) -> str:
     """The one PR comment, found again by its hidden marker and updated in place."""
     notice = isolation_notice(m) if m is not None else ""
@@ -255,7 +267,4 @@ def comment_body(
         parts += [section for section in body_sections(m) if section != notice]
     if extra:
         parts.append(extra)
-    pointer = (
-        f"the full report is at {details_url}" if details_url else "the full logs are in the app's data dir"
-    )
     return hygiene.cut("\n\n".join(parts), hygiene.COMMENT_LIMIT, pointer)

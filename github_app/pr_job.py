@@ -19,13 +19,14 @@ from urllib.parse import urlencode
 from core.campaign.model import CandidateRecord
 from core.errors import ProctorError
 from github_app import hygiene, outcome, text
-from github_app.fetch import fetch_commits
+from github_app.fetch import fetch_commits, mirror_dir
 from github_app.port import PullRequestRef
 from github_app.queue import RETRY_DELAYS_S
 from github_app.store import CheckRun
 
 if TYPE_CHECKING:
     from core.campaign.single import Baseline
+    from core.config import GithubConfig
     from core.diagnostics import Diagnostic
     from core.registry import EvaluatorRef
     from github_app.jobs import JobContext
@@ -169,8 +170,9 @@ def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Po
             pr.repo, check_id, status="in_progress", title=text.TITLE_RUNNING, summary=text.TITLE_RUNNING
         )
         measured = _measure_pair(pr, ctx, mirror, base, work_root)
-        result = outcome.render(measured, base.config.github, _details_url(ctx, pr))
-        comment = outcome.comment_body(measured, result.title, result.conclusion, _details_url(ctx, pr))
+        pointer = _keep_report(pr, ctx, measured, base.config.github)
+        result = outcome.render(measured, base.config.github, pointer)
+        comment = outcome.comment_body(measured, result.title, result.conclusion, pointer)
         return Posted(
             result.conclusion,
             result.title,
@@ -181,6 +183,21 @@ def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Po
         )
     finally:
         shutil.rmtree(work_root, ignore_errors=True)
+
+
+def _keep_report(
+    pr: PullRequestRef, ctx: JobContext, measured: outcome.Measured, config: GithubConfig
+) -> str:
+    """Write the uncut report into the data dir; what a cut text says about where the rest is."""
+    from core.atomic import atomic_write_text
+
+    conclusion, title = outcome.decide(measured, config)
+    folder = mirror_dir(Path(), pr.repo).name.removesuffix(".git")
+    relative = Path("reports") / folder / f"pr-{pr.number}-{pr.head_sha[:12]}.md"
+    atomic_write_text(ctx.data_dir / relative, outcome.full_report(measured, title, conclusion))
+    if ctx.public_url:
+        return f"the full report is at {_details_url(ctx, pr)}"
+    return f"the full report is {relative.as_posix()} in the Proctor app's data directory"
 
 
 def _fork_gate(pr: PullRequestRef, ctx: JobContext, base: Baseline) -> Posted | None:

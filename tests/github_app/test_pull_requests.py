@@ -33,6 +33,9 @@ def test_opened_pr_is_scored_against_its_base_and_commented(harness: Harness) ->
     assert run.output["summary"].startswith("**not isolated**")
     assert "score 0.7500" in comment["body"]
     assert harness.fake.violations == []
+    # The uncut report, for texts GitHub's limits would cut, stays in the data dir.
+    (report,) = harness.app.settings.data_dir.glob("reports/*/pr-5-*.md")
+    assert report.read_text().startswith("# success: score 0.7500")
 
 
 def test_worse_head_fails_the_check(harness: Harness) -> None:
