@@ -114,9 +114,9 @@ def score_chart(model: ReportModel, layout: Layout) -> str:
     ranked, unscored = model.ranked, model.unscored
     ticks = nice_ticks(min(_extent(model)), max(_extent(model)), 4 if layout is NARROW else 6)
     top = 30
-    plot_h = max(1, len(ranked)) * ROW_H
+    plot_h = len(ranked) * ROW_H
     axis_y = top + plot_h
-    unscored_top = axis_y + 34 + (18 if unscored else 0)
+    unscored_top = (axis_y + 34 if ranked else top) + (18 if unscored else 0)
     height = unscored_top + len(unscored) * ROW_H + 8
     scale = _Scale(ticks[0], ticks[-1], layout.label_w + 12, layout.width - 14)
     metric = _e(model.header.metric)
@@ -124,10 +124,13 @@ def score_chart(model: ReportModel, layout: Layout) -> str:
         f'<svg class="chart scores {layout.name}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 '
         f'{layout.width} {height}" width="100%" role="group" aria-label="Scores ({metric}), ranked">',
         _legend(layout),
-        f'<rect class="plot" x="{scale.x0:.1f}" y="{top}" width="{scale.x1 - scale.x0:.1f}" height="{plot_h}"/>',
     ]
-    parts += _grid(ticks, scale, top, axis_y)
-    parts += _baseline(model, scale, top, axis_y)
+    if ranked:  # nothing scored: no score axis, only the rows that have no place on it
+        parts.append(
+            f'<rect class="plot" x="{scale.x0:.1f}" y="{top}" width="{scale.x1 - scale.x0:.1f}" height="{plot_h}"/>'
+        )
+        parts += _grid(ticks, scale, top, axis_y)
+        parts += _baseline(model, scale, top, axis_y)
     prefix = common_ref_prefix(model)
     for i, row in enumerate(ranked):
         label = shorten_middle(_chart_label(row, prefix), layout.label_chars, _HEAD_SHARE)

@@ -316,7 +316,7 @@ def verdict(result: CampaignResult) -> str:
     metric = result.metric_name
     base = result.baseline
     prefix = (
-        f"The baseline {base.status} ({note_for(base)}), so any scored candidate wins. "
+        f"The baseline {base.status} ({note_for(base)}): there is no reference score. "
         if (base.status != "scored")
         else ""
     )

@@ -63,7 +63,7 @@ def test_a_failed_baseline_goes_to_the_failed_group_and_the_verdict_says_so() ->
     model = build_model(result)
     assert [(r.ref, r.group) for r in model.rows] == [("a", "ranked"), ("HEAD", "failed")]
     assert model.rows[1].label == "baseline failed" and model.baseline_score is None
-    assert model.verdict.startswith("The baseline failed (exit 2: broken)")
+    assert model.verdict.startswith("The baseline failed (exit 2: broken): there is no reference score.")
     assert "Winner a: auc 0.4000" in model.verdict
 
 
@@ -260,3 +260,27 @@ def test_hostile_text_adds_no_element() -> None:
     parsed.feed(page)
     assert parsed.tags.count("script") == 1 and "img" not in parsed.tags
     assert html.escape(factory.HOSTILE) in page
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["no candidates", "all rejected", "baseline failed, nothing scored", "one scored, no per-item scores"],
+)
+def test_edge_cases_render_a_complete_page(case: str) -> None:
+    base = factory.record(0, "HEAD", score=0.5, seed=1)
+    rejected = factory.record(1, "r", "rejected", reason="integrity: IN001")
+    candidates = {
+        "no candidates": (base, []),
+        "all rejected": (base, [rejected]),
+        "baseline failed, nothing scored": (factory.record(0, "HEAD", "failed", reason="exit 1"), [rejected]),
+        "one scored, no per-item scores": (
+            replace(base, per_item_scores=None),
+            [replace(factory.record(1, "a", score=0.7), per_item_scores=None)],
+        ),
+    }[case]
+    model = build_model(factory.result(*candidates))
+    page = render_report(model)
+    parsed = _Structure()
+    parsed.feed(page)
+    assert parsed.rows == [r.ref for r in model.rows] and page.rstrip().endswith("</html>")
+    assert sorted(parsed.marks) == sorted([r.ref for r in model.rows] * 2)
