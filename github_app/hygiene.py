@@ -18,14 +18,16 @@ ANNOTATION_MESSAGE_LIMIT = 64 * 1024 - 1
 ANNOTATION_TITLE_LIMIT = 255
 _ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
-_REF = re.compile(r"(?<![&\w])#(?=\d)")
+_REF = re.compile(r"#(?=\d)")  # `#12` and `owner/repo#12`
+_GH_REF = re.compile(r"\bGH-(?=\d)", re.IGNORECASE)
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~>-])")
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def neutralise(text: str) -> str:
-    """No notification, no issue link: a zero-width space after `@` and `#`."""
+    """No notification, no issue link: a zero-width space after `@` and `#`, and inside `GH-12`."""
+    text = _GH_REF.sub(lambda m: m.group(0)[:2] + _ZWSP + "-", text)
     return _REF.sub("#" + _ZWSP, _MENTION.sub("@" + _ZWSP, text))
 
 
@@ -37,10 +39,10 @@ def plain(text: str, limit: int = TITLE_LIMIT) -> str:
 
 def inline(text: str, limit: int = 1000) -> str:
     """Candidate text inside Markdown: HTML-escaped, Markdown specials escaped, neutralised, one line."""
-    one_line = " ".join(_CONTROL.sub("", text).split())
+    one_line = neutralise(" ".join(_CONTROL.sub("", text).split()))
     escaped = "".join(_HTML.get(ch, ch) for ch in one_line)
     escaped = _MARKDOWN.sub(lambda m: m.group(1) if m.group(1) in "<>" else "\\" + m.group(1), escaped)
-    return neutralise(cut(escaped, limit))
+    return cut(escaped, limit)
 
 
 def code_block(text: str, limit: int = 8000) -> str:

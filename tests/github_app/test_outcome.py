@@ -91,6 +91,7 @@ def test_tolerance_and_small_numbers() -> None:
         ("fixes #12", "fixes \\#\u200b12"),
         ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert\\(1\\)&gt;"),
         ("a|b", "a\\|b"),
+        ("see octo/demo#7 and GH-9", "see octo/demo\\#\u200b7 and GH\u200b\\-9"),
         ("[link](http://evil)", "\\[link\\]\\(http://evil\\)"),
     ],
 )
