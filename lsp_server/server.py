@@ -36,6 +36,7 @@ from core.rules.base import DocumentKind
 from lsp_server import commands, convert, integrity, startup
 from lsp_server.documents import Document, DocumentStore, uri_to_path
 from lsp_server.engine import Engine, LintResult, Root
+from lsp_server.idle_gc import IdleCollector
 from lsp_server.publisher import Publisher
 from lsp_server.settings import SECTION, parse_settings
 
@@ -103,6 +104,10 @@ class ProctorProtocol(LanguageServerProtocol):
 
     answered_early: tuple[int | str, dict[str, Any]] | None = None  # (id, result) sent by `startup`
 
+    def handle_message(self, msg: Any) -> None:
+        self._server.idle_gc.poke()
+        super().handle_message(msg)
+
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
         """Drop the reply to an `initialize` that `startup` answered already (from the same capabilities)."""
         early = self.answered_early
@@ -135,6 +140,7 @@ class ProctorServer(LanguageServer):
         self.engine = Engine(self.docs)
         self.publisher = Publisher(self.engine, self._push)
         self.publisher.after_publish = self._after_publish
+        self.idle_gc = IdleCollector()
         self._extra_pushed: dict[str, str] = {}
         self._refresh_pending = False
         self._said: set[str] = set()
@@ -161,6 +167,7 @@ class ProctorServer(LanguageServer):
             return
         if isinstance(self.protocol, ProctorProtocol):
             self.protocol.answered_early = answered
+        self.idle_gc.install()
         log.info("reading stdin on the event loop")
         self._stop_event = stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
@@ -321,6 +328,7 @@ class ProctorServer(LanguageServer):
 
     def stop_timers(self) -> None:
         self.publisher.stop()
+        self.idle_gc.stop()
 
     # -- helpers for handlers ---------------------------------------------------------------------------
 

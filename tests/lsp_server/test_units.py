@@ -146,3 +146,29 @@ def test_incremental_edits_keep_the_lines_of_a_fresh_split() -> None:
         if not text:
             text = "restart\r\n"
             doc = Document("file:///x.py", text, 1)
+
+
+def test_full_collections_wait_until_the_server_is_idle() -> None:
+    """Messages keep postponing the full collection; it runs once after they stop, and the automatic one
+    is switched off (it would pause whichever keystroke triggered it)."""
+    import asyncio
+    import gc
+
+    from lsp_server.idle_gc import NO_AUTOMATIC_FULL, IdleCollector
+
+    async def typing_then_idle() -> tuple[int, int]:
+        collector = IdleCollector(idle_seconds=0.5)
+        for _ in range(6):
+            collector.poke()
+            await asyncio.sleep(0.02)
+        during = collector.collections
+        await asyncio.sleep(1.5)
+        return during, collector.collections
+
+    assert asyncio.run(typing_then_idle()) == (0, 1)
+    before = gc.get_threshold()
+    try:
+        IdleCollector().install()
+        assert gc.get_threshold()[2] == NO_AUTOMATIC_FULL
+    finally:
+        gc.set_threshold(*before)
