@@ -111,6 +111,14 @@ class Protocol:
         return _ratios(match.group(0)) if match else None
 
     @property
+    def fixed_split(self) -> bool:
+        """The split is fixed in advance (a pre-split file such as `test.csv`, a named or pinned shard, "the
+        official dev set"), not drawn at random: it needs no seed."""
+        if self.split is None or self.split_ratios is not None or self.folds is not None:
+            return False
+        return _RANDOM_SPLIT.search(self.split.value) is None
+
+    @property
     def folds(self) -> int | None:
         """k for "5-fold CV"; None when the split is not k-fold (or k is not a number)."""
         if self.split is None:
@@ -828,6 +836,25 @@ def placeholder_for(protocol: Protocol, field_name: str) -> str | None:
     return next((p for p in protocol.placeholders if p[1:].lower().startswith(field_name)), None)
 
 
+_RANDOM_SPLIT = re.compile(
+    r"random|stratif|shuffl|fold|cross[\s-]?valid|\bcv\b|leave[\s-]one|bootstrap|test_size|%", re.IGNORECASE
+)
+# A file or directory that is itself the held-out part: `kapso_datasets/test.csv`, `answers.jsonl`, `dev/`.
+_FIXED_SPLIT_FILE = re.compile(
+    r"(?<![\w.\-])(?:[\w.\-]+/)*(?:[\w\-]*[_\-.])?(?:test|testing|answers?|dev|val|valid|validation|holdout"
+    r"|hold[_\-]out|heldout|eval|evaluation|gold|private|public)(?:[_\-.][\w\-]*)?"
+    r"(?:\.(?:csv|tsv|jsonl?|parquet|txt|npy|npz|pkl|feather|arrow|conllu?|xml|zip|gz)|/)(?![\w/])",
+    re.IGNORECASE,
+)
+_PINNED_SHARD = re.compile(r"\b(?:shard|partition|split)\s*[#=:]?\s*[`'\"]?[\w\-]*\d[\w\-]*|\bpinned\b", re.I)
+
+
+def _find_fixed_split(text: str) -> tuple[int, int] | None:
+    """A split fixed in advance: a pre-split file named as the test/dev/answer part, or a pinned shard."""
+    found = _FIXED_SPLIT_FILE.search(text) or _PINNED_SHARD.search(text)
+    return found.span() if found else None
+
+
 def _find_split(text: str, avoid: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
     def candidates() -> Iterator[tuple[int, int]]:
         for match in _RATIO.finditer(text):
@@ -923,7 +950,7 @@ def _parse_protocol(lines: Sequence[str], fenced: set[int]) -> Protocol | None:
     if data:
         avoid.append((data[1], data[2]))
 
-    split = _find_split(text, avoid)
+    split = _find_split(text, avoid) or _find_fixed_split(text)
     split_field = body.field(text[split[0] : split[1]].strip(), split[0], split[1]) if split else None
     if split:
         avoid.append(split)

@@ -44,7 +44,7 @@ BLANK = "<seed: the seed the evaluator uses>"
 
 def check(ctx: BriefContext) -> Iterator[Diagnostic]:
     protocol = ctx.protocol
-    if protocol is None or protocol.seed is not None:
+    if protocol is None or protocol.seed is not None or protocol.fixed_split:
         return
     blank = placeholder_for(protocol, "seed")
     if blank is not None:

@@ -59,13 +59,16 @@ REASON_CALLS = (
     "click.echo",
     "typer.echo",
 )
+FORWARDERS = frozenset({"put", "put_nowait", "send", "send_bytes", "set_exception"})
+# Calls that print a reason themselves (argparse's help and usage, a traceback).
+REASON_METHODS = frozenset({"print_help", "print_usage", "print_exc", "print_exception", "print_stack"})
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
     for handler in ctx.handlers:
-        if not _broad(ctx, handler):
+        if not _broad(ctx, handler) or _never_runs(ctx, handler) or _forwards(handler):
             continue
         parent = ctx.parents.get(handler)
         if isinstance(parent, ast.Try) and all(
@@ -82,7 +85,7 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
         )
     for node in ctx.nodes:
         exit_node, code = _exit(ctx, node)
-        if exit_node is None:
+        if exit_node is None or _never_runs(ctx, node):
             continue
         if code == 0:
             if _in_error_branch(ctx, node):
@@ -91,6 +94,32 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
                 )
         elif code is not None and not _reason_before(ctx, node):
             yield ctx.diagnostic(rule, exit_node, f"exits with status {code} without printing a reason")
+
+
+def _never_runs(ctx: EvaluatorContext, node: ast.AST) -> bool:
+    """In a module-level function nothing calls or names (dead code cannot swallow a failure)."""
+    func = ctx.enclosing(node, ast.FunctionDef, ast.AsyncFunctionDef)
+    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or func.decorator_list:
+        return False
+    if ctx.enclosing(func, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) is not None:
+        return False
+    return func.name not in ctx.name_loads and not func.name.startswith("test")
+
+
+def _forwards(handler: ast.ExceptHandler) -> bool:
+    """The handler hands the exception to whoever waits for the result (`queue.put(exc)`, `conn.send(exc)`,
+    `future.set_exception(exc)`): a measurement in a child process reports its failure to the parent."""
+    if handler.name is None:
+        return False
+    for node in walk_no_nested(handler.body):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in FORWARDERS
+            and any(isinstance(n, ast.Name) and n.id == handler.name for a in node.args for n in ast.walk(a))
+        ):
+            return True
+    return False
 
 
 def _broad(ctx: EvaluatorContext, handler: ast.ExceptHandler) -> bool:
@@ -207,12 +236,20 @@ def _error_message(ctx: EvaluatorContext, call: ast.Call) -> bool:
 
 
 def _reason_before(ctx: EvaluatorContext, node: ast.AST) -> bool:
+    """A reason is printed just before the exit: earlier in its block, or just before the `if` it is in."""
     found = _block_of(ctx, node)
     if found is None:
         return False
     block, stmt = found
-    for earlier in block[: block.index(stmt)]:
-        for call in (n for n in walk_no_nested([earlier]) if isinstance(n, ast.Call)):
+    earlier = block[: block.index(stmt)]
+    parent = ctx.parents.get(stmt)
+    if isinstance(parent, ast.If) and parent.body is block:
+        outer = _block_of(ctx, parent)
+        if outer is not None:
+            before_if = outer[0][: outer[0].index(outer[1])][-1:]
+            earlier = [*(s for s in before_if if isinstance(s, ast.Expr)), *earlier]
+    for statement in earlier:
+        for call in (n for n in walk_no_nested([statement]) if isinstance(n, ast.Call)):
             if _prints_reason(ctx, call):
                 return True
     return False
@@ -222,7 +259,7 @@ def _prints_reason(ctx: EvaluatorContext, call: ast.Call) -> bool:
     name = ctx.call_name(call)
     if name in REASON_CALLS or (name or "").startswith("logging."):
         return True
-    if isinstance(call.func, ast.Attribute) and call.func.attr in LOG_METHODS:
+    if isinstance(call.func, ast.Attribute) and call.func.attr in LOG_METHODS | REASON_METHODS:
         return True
     func = ctx.local_function(call)
     if func is not None:

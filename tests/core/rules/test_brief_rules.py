@@ -360,3 +360,22 @@ def test_br007_ignores_dataset_names_that_are_not_paths() -> None:
         "`kapso_datasets/churn.csv`", "MNIST"
     )
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "protocol",
+    [
+        "Measured by accuracy (higher is better) on kapso_datasets/test.csv, printed as `accuracy: <value>`.",
+        "Measured by exact_match (higher is better) on kapso_datasets/answer.csv, printed as `exact_match: <value>`.",
+        "Measured by F1 (higher is better) on kapso_datasets/squad.json, the official dev set, printed as `f1: <value>`.",
+        "Measured by bpb (lower is better) on kapso_datasets/corpus, shard 00042, printed as `bpb: <value>`.",
+    ],
+)
+def test_a_fixed_split_needs_no_seed(protocol: str) -> None:
+    text = f"# Goal\nAccuracy above 0.9.\n\n{protocol}\n"
+    assert not {"BR003", "BR004"} & {d.code for d in lint(text)}
+
+
+def test_a_random_split_still_needs_its_seed() -> None:
+    text = COMPLETE.replace(" with seed 42", "")
+    assert "BR004" in {d.code for d in lint(text)}
