@@ -249,6 +249,9 @@ def _board(model: ReportModel) -> str:
         '<th scope="col" data-key="delta" data-type="num" data-first="' + first + '">Δ vs baseline</th>'
         '<th scope="col">findings</th><th scope="col" data-key="time" data-type="num">time</th></tr></thead>',
     ]
+    # Per-row marks only when isolation differs between rows; when none was isolated the banner says it once.
+    ran = [r for r in model.rows if r.group != "rejected"]
+    mark_isolation = not all(r.not_isolated for r in ran)
     group = "ranked"
     for order, row in enumerate(model.rows):
         if row.group != group:
@@ -258,12 +261,12 @@ def _board(model: ReportModel) -> str:
                 f'<tbody class="ghead" data-group="{_GROUP_KEYS[group]}"><tr><th colspan="{_COLUMNS}" '
                 f'scope="rowgroup">{_e(_GROUP_TITLES[group])} ({count})</th></tr></tbody>'
             )
-        out.append(_row(row, order))
+        out.append(_row(row, order, mark_isolation))
     out.append("</table></div>")
     return "".join(out)
 
 
-def _row(row: ReportRow, order: int) -> str:
+def _row(row: ReportRow, order: int, mark_isolation: bool) -> str:
     kind = "baseline" if row.is_baseline else ("winner" if row.is_winner else row.group)
     attrs = (
         f'class="cand {kind}" data-group="{_GROUP_KEYS[row.group]}" data-order="{order}" '
@@ -284,7 +287,7 @@ def _row(row: ReportRow, order: int) -> str:
         f'<th scope="row" class="c-ref">{_breakable(row.ref)}'
         f"<code>{_e(short(row.commit) if row.commit else '—')}</code></th>"
         f'<td class="c-status"><span class="status {status_class}"><span aria-hidden="true">{row.mark}</span> '
-        f"{_e(row.label)}</span>{_NOT_ISOLATED if row.not_isolated else ''}</td>"
+        f"{_e(row.label)}</span>{_NOT_ISOLATED if row.not_isolated and mark_isolation else ''}</td>"
         f'<td class="num c-score">{_e(row.score_text if row.group == "ranked" else "—")}</td>'
         f'<td class="delta c-delta">{delta}</td><td class="c-find">{_e(codes)}</td>'
         f'<td class="num c-time">{row.duration_s:.1f}s</td></tr>'
@@ -355,8 +358,6 @@ def _summary(row: ReportRow) -> str:
         parts.append(f"{count} file{'' if count == 1 else 's'} +{added} −{deleted}")
     if row.findings:
         parts.append(f"{len(row.findings)} finding{'' if len(row.findings) == 1 else 's'}")
-    if row.not_isolated:
-        parts.append("not isolated")
     if row.stdout_tail or row.stderr_tail:
         parts.append("output")
     return " · ".join(parts) or "details"

@@ -121,6 +121,16 @@ def test_a_candidate_that_shared_the_evaluator_sandbox_makes_the_report_say_not_
         '<main><p class="banner" role="alert"><strong>Not isolated:</strong> the evaluator'
     )
     assert page.count("· not isolated</span>") == 1
+    everyone = replace(
+        demo,
+        baseline=replace(demo.baseline, not_isolated="process level"),
+        rows=tuple(replace(r, record=replace(r.record, not_isolated="process level")) for r in demo.rows),
+    )
+    page = render_report(build_model(everyone))
+    assert (
+        "· not isolated</span>" not in page
+        and page.count('role="alert"><strong>Not isolated:</strong> process level') == 1
+    )
 
 
 def test_baseline_band_uses_the_standard_error_of_its_per_item_scores() -> None:
