@@ -97,6 +97,11 @@ class Config(_Section):
     fast_budget_s: float = Field(60, gt=0, description="The contract's 'well under a minute'.")
     determinism_tolerance: float = Field(0.0, ge=0, description="Allowed |difference| between repeated runs.")
     protected_paths: list[str] = Field(default_factory=list)
+    python: str = Field(
+        "",
+        description="The evaluator's interpreter (a path, or a name on PATH; \"proctor\" = Proctor's own); "
+        "default: the project's .venv/venv, VIRTUAL_ENV, CONDA_PREFIX, python3 on PATH.",
+    )
     holdout_dir: str = Field(
         "",
         description="Hold-out data outside the workspace, bound read-only into the evaluator's sandbox only.",

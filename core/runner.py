@@ -311,7 +311,12 @@ def run_evaluator(
     layout = RunLayout(Path(tempfile.mkdtemp(prefix="proctor-run-")))
     session: RunSession | None = None
     try:
-        env = scrubbed_env(extra_env, scratch=layout.scratch, pycache=layout.pycache)
+        env = scrubbed_env(
+            extra_env,
+            scratch=layout.scratch,
+            pycache=layout.pycache,
+            python_dir=str(Path(interpreter.executable).parent),
+        )
         argv[0] = _resolve_program(argv[0], cwd, env["PATH"])
         preexec = rlimits_preexec(timeout_s, memory_limit_mb)  # only setrlimit calls: fork-safe
         session = RunSession.open(

@@ -344,14 +344,19 @@ def _default_scratch() -> Path:
 
 
 def scrubbed_env(
-    extra: Mapping[str, str] | None = None, *, scratch: Path | None = None, pycache: Path | None = None
+    extra: Mapping[str, str] | None = None,
+    *,
+    scratch: Path | None = None,
+    pycache: Path | None = None,
+    python_dir: str | None = None,
 ) -> dict[str, str]:
     """The evaluator's environment, built from an allow-list (SPEC §4.3) plus `extra`.
 
     HOME and TMPDIR point into `scratch` (a temp dir; a per-process one when not given) so nothing is read
     from or written to the real home; the bytecode prefix is `pycache` (default: inside `scratch`), which
-    an isolated run keeps outside the scratch dir it shares with the candidate, read-only. PATH starts with the directory of Proctor's interpreter so a nested
-    `python` is the same one. Of the PYTHON* variables only the four that make runs hermetic are set.
+    an isolated run keeps outside the scratch dir it shares with the candidate, read-only. PATH starts with
+    `python_dir`, the evaluator's interpreter's directory (default Proctor's), so a nested `python` is the
+    same one. Of the PYTHON* variables only the four that make runs hermetic are set.
     """
     base = scratch if scratch is not None else _default_scratch()
     home, tmp = base / "home", base / "tmp"
@@ -359,7 +364,7 @@ def scrubbed_env(
     for directory in (home, tmp):
         directory.mkdir(parents=True, exist_ok=True)
     _prepare_pycache(pycache)
-    path_entries = [str(Path(sys.executable).parent)]
+    path_entries = [python_dir or str(Path(sys.executable).parent)]
     for entry in os.environ.get("PATH", _DEFAULT_PATH).split(os.pathsep):
         if entry and entry not in path_entries:
             path_entries.append(entry)

@@ -28,6 +28,7 @@ from typing import Any, Literal
 from core.config import Config
 from core.errors import ProctorError, RunnerError, WorkspaceError
 from core.integrity.classify import SOURCE_SUFFIXES, source_suffix
+from core.interpreter import ProjectPython, find_python
 from core.run.isolation import Isolation, resolve_holdout
 from core.runner import RunResult, SandboxChoice, SandboxLevel, choose_sandbox, run_evaluator
 from core.scoreline import SCORE_LINE, Score, parse_stdout
@@ -95,6 +96,7 @@ class VerifyReport:
     sandbox: SandboxChoice
     command: str
     notes: tuple[str, ...] = ()
+    python: ProjectPython | None = None
 
     @property
     def passed(self) -> bool:
@@ -114,6 +116,7 @@ class VerifyReport:
             "metric": metric,
             "clauses": [clause.to_json() for clause in self.clauses],
             "duration_s": round(self.duration_s, 3),
+            "interpreter": self.python.to_json() if self.python is not None else None,
         }
 
 
@@ -145,8 +148,16 @@ class _Run:
 class _Workspace:
     """The temp copy verify runs in, with the config's paths resolved inside it."""
 
-    def __init__(self, root: Path, config: Config, choice: SandboxChoice, holdout: str = "") -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        choice: SandboxChoice,
+        holdout: str = "",
+        python: ProjectPython | None = None,
+    ) -> None:
         self.root = root
+        self.interpreter = python.sandbox_interpreter() if python is not None else None
         self.config = config
         self.choice = choice
         self.isolation = Isolation.from_config(config, holdout)
@@ -170,6 +181,7 @@ class _Workspace:
                 sandbox=self.choice,
                 extra_args=extra_args,
                 isolation=self.isolation,
+                interpreter=self.interpreter,
             )
         except RunnerError as exc:
             return _Run(None, str(exc))
@@ -192,6 +204,7 @@ def verify_workspace(
     if config.entry_point.strip():
         _relative_inside(workspace, config.entry_point.strip(), "entry_point")
     holdout = resolve_holdout(config.holdout_dir, workspace)
+    python = find_python(config.python, workspace.resolve())
     result_rel = f"{suite_rel}/result.json"
     stale = workspace / result_rel
     notes: list[str] = []
@@ -206,7 +219,7 @@ def verify_workspace(
         copy = Path(scratch) / (workspace.resolve().name or "workspace")
         _copy_workspace(workspace, copy)
         (copy / result_rel).unlink(missing_ok=True)
-        clauses, metric = _verify_copy(_Workspace(copy, config, choice, holdout), runs)
+        clauses, metric = _verify_copy(_Workspace(copy, config, choice, holdout, python), runs)
     verdict: Literal["pass", "fail"] = "fail" if any(c.status == "fail" for c in clauses) else "pass"
     return VerifyReport(
         workspace,
@@ -217,6 +230,7 @@ def verify_workspace(
         choice,
         config.command,
         tuple(notes),
+        python,
     )
 
 

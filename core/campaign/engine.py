@@ -56,6 +56,7 @@ from core.campaign.state import (
 from core.campaign.verdict import NoiseRule
 from core.campaign.worker import MeasureJob, init_worker, measure
 from core.errors import CampaignError, ConfigError, GitError
+from core.interpreter import ProjectPython, find_python
 from core.registry import EvaluatorRef
 from core.state_root import ensure_writable
 from core.treewalk import remove_tree
@@ -108,6 +109,8 @@ class _Setup:
     evaluator: IterationEvaluator | None
     policy: Literal["record", "raise"]
     config_source: ConfigSource | None = None
+    python: ProjectPython | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def run_campaign(
@@ -273,6 +276,7 @@ def _prepare(
         raise ConfigError(where, exc.line, exc.key, exc.problem) from None
     config = loaded.config
     secrets.hide_configured(config.judge.api_key_env)  # gone from /proc/<pid>/environ before any run
+    python = find_python(config.python, None if is_bare(root) else root)
     provenance = describe_source(
         None if is_bare(root) else root, baseline_ref, baseline_commit, loaded, baseline_dir
     )
@@ -319,9 +323,17 @@ def _prepare(
         evaluator=evaluator,
         policy=failure_policy,
         config_source=provenance,
+        python=python,
+        warnings=_warnings(provenance, stored, python),
     )
     if stored is not None:
-        return setup, replace(stored, complete=False, sandbox=choice.describe(), noise=_noise_rule(config))
+        return setup, replace(
+            stored,
+            complete=False,
+            sandbox=choice.describe(),
+            noise=_noise_rule(config),
+            interpreter=python.to_json(),
+        )
     name, direction, goal = _protocol(config, baseline_dir)
     planned: tuple[PlannedCandidate, ...] = ()
     if source["kind"] == "refs":
@@ -342,9 +354,24 @@ def _prepare(
         planned=planned,
         noise=_noise_rule(config),
         proctor_version=__version__,
+        interpreter=python.to_json(),
     )
     save_state(root, state)
     return setup, state
+
+
+def _warnings(source: ConfigSource, stored: CampaignState | None, python: ProjectPython) -> tuple[str, ...]:
+    """What the first lines warn about: the working tree's config, and (on resume) a changed environment."""
+    found = [source.warning] if source.warning else []
+    before = stored.interpreter if stored is not None else {}
+    if before and before.get("environment_id") != python.environment_id:
+        found.append(
+            f"the evaluator's Python environment changed since this campaign started: then "
+            f"{before.get('path')} (Python {before.get('version')}, environment "
+            f"{str(before.get('environment_id', ''))[:12]}), now {python.describe()}; scores measured before "
+            "and after may not be comparable"
+        )
+    return tuple(found)
 
 
 def _noise_rule(config: Config) -> NoiseRule:
@@ -533,11 +560,13 @@ class _Scheduler:
 
     def run(self) -> CampaignState:
         try:
-            source = self.setup.config_source
-            if source is None:
-                self._emit("start")
-            else:
-                self._emit("start", message=source.line, warnings=(source.warning,) if source.warning else ())
+            source, python = self.setup.config_source, self.setup.python
+            line = "; ".join(
+                part
+                for part in (source.line if source else "", f"python {python.describe()}" if python else "")
+                if part
+            )
+            self._emit("start", message=line, warnings=self.setup.warnings)
             if self.setup.source["kind"] == "generator":
                 self._run_generator()
             elif self.setup.source["kind"] == "prompt":
@@ -591,6 +620,7 @@ class _Scheduler:
             work_root=s.work_root,
             extra_env=tuple(sorted(self.job_env.get(planned.index, {}).items())),
             evaluator_network=s.source["kind"] == "prompt",  # to reach the judge proxy
+            interpreter=s.python.sandbox_interpreter() if s.python is not None else None,
         )
 
     def _pool(self) -> cf.ProcessPoolExecutor:
@@ -876,7 +906,16 @@ def build_result(state: CampaignState, repo: Path) -> CampaignResult:
         started_at=state.created_at,
         finished_at=state.finished_at,
         proctor_version=state.proctor_version,
+        interpreter=_describe_interpreter(state.interpreter),
+        interpreter_info=dict(state.interpreter),
     )
+
+
+def _describe_interpreter(info: Mapping[str, Any]) -> str:
+    if not info:
+        return ""
+    identity = str(info.get("environment_id", ""))[:12]
+    return f"{info.get('path')} (Python {info.get('version')}, {info.get('source')}; environment {identity})"
 
 
 def _first_metric(records: Sequence[CandidateRecord]) -> str | None:

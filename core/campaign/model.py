@@ -172,6 +172,9 @@ class CampaignResult:
     started_at: str = ""
     finished_at: str = ""
     proctor_version: str = ""
+    # The evaluator's interpreter: a one-line description, and path/version/source/environment_id for JSON.
+    interpreter: str = ""
+    interpreter_info: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def candidates(self) -> tuple[CandidateRecord, ...]:
@@ -233,6 +236,7 @@ class CampaignResult:
             "delivered_branch": self.delivered_branch,
             "isolation": {"isolated": not self.not_isolated, "not_isolated": list(self.not_isolated)},
             "noise": self.noise.to_json(),
+            "interpreter": dict(self.interpreter_info) or None,
             "within_noise": _noisy_json(self.within_noise),
         }
 

@@ -131,6 +131,8 @@ class CampaignState:
     # For the report's header; empty in checkpoints written before they were recorded.
     finished_at: str = ""
     proctor_version: str = ""
+    # The evaluator's interpreter (core/interpreter.py ProjectPython.to_json): path, version, source, identity.
+    interpreter: Mapping[str, Any] = field(default_factory=dict)
 
     def finished_indexes(self) -> set[int]:
         return {record.index for record in self.records}
@@ -167,6 +169,7 @@ class CampaignState:
             **({"prompt": dict(self.prompt)} if self.prompt else {}),
             "finished_at": self.finished_at,
             "proctor_version": self.proctor_version,
+            **({"interpreter": dict(self.interpreter)} if self.interpreter else {}),
         }
 
     @classmethod
@@ -194,6 +197,7 @@ class CampaignState:
             noise=_noise(data.get("noise")),
             finished_at=str(data.get("finished_at", "")),
             proctor_version=str(data.get("proctor_version", "")),
+            interpreter=dict(data.get("interpreter") or {}),
         )
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from core.integrity.manifest import SuiteSnapshot
     from core.run.isolation import Isolation
     from core.runner import RunResult, SandboxChoice
+    from core.sandbox import Interpreter
 
 TAIL_CHARS = 4000
 RESULT_JSON_LIMIT = 64 * 1024 * 1024
@@ -57,6 +58,8 @@ class MeasureJob:
     extra_env: tuple[tuple[str, str], ...] = ()
     # A prompt campaign's evaluator reaches Proctor's judge proxy on the loopback interface.
     evaluator_network: bool = False
+    # The project's interpreter (core/interpreter.py), bound read-only into the sandbox; None = Proctor's.
+    interpreter: Interpreter | None = None
 
 
 def tail(text: str, limit: int = TAIL_CHARS) -> str:
@@ -112,6 +115,7 @@ def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
         sandbox=job.sandbox,
         extra_env=dict(job.extra_env) or None,
         isolation=_isolation(job),
+        interpreter=job.interpreter,
     )
     suite_dir = dest / config.evaluation_dir
     during = tuple(FindingRecord.from_finding(f) for f in _rehash(job, suite_dir))

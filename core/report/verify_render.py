@@ -20,6 +20,7 @@ def render_text(report: VerifyReport) -> str:
         f"proctor verify {report.workspace}",
         f"  command: {report.command}",
         f"  sandbox: {report.sandbox.describe()}",
+        *([f"  python: {report.python.describe()}"] if report.python is not None else []),
         "",
     ]
     for clause in report.clauses:

@@ -51,7 +51,7 @@ def test_good_evaluator_passes_every_clause(capsys: pytest.CaptureFixture[str]) 
     before = _snapshot(DATA / "good")
     code, report = _verify_json(capsys, DATA / "good")
     assert code == 0
-    assert set(report) == {"schema", "verdict", "metric", "clauses", "duration_s"}
+    assert set(report) == {"schema", "verdict", "metric", "clauses", "duration_s", "interpreter"}
     assert report["schema"] == 1 and report["verdict"] == "pass"
     assert report["metric"] == {"name": "accuracy", "value": 0.95}
     assert [c["id"] for c in report["clauses"]] == list(CLAUSE_IDS)

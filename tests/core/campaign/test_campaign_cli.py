@@ -26,6 +26,7 @@ SCHEMA_KEYS = {
     "noise",
     "within_noise",
     "isolation",
+    "interpreter",
 }
 CANDIDATE_KEYS = {
     "ref",
