@@ -21,6 +21,7 @@ from core.fix_verify import refusal
 from core.fixes import FixReport, apply_fixes
 from core.lint import classify, lint_document
 from core.rules.base import DocumentKind, LintContext
+from core.treewalk import walk
 
 __all__ = [
     "CheckResult",
@@ -131,7 +132,7 @@ def _walk(top: Path, skip_dirs: frozenset[str], prune: Path | None = None) -> li
     if not top.is_dir():
         return found
     skip = os.path.normpath(prune) if prune is not None else None
-    for dirpath, dirnames, filenames in os.walk(top):
+    for dirpath, dirnames, filenames in walk(top):  # iterative: a deep tree cannot recurse Proctor to death
         dirnames[:] = sorted(
             d
             for d in dirnames

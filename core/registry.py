@@ -21,6 +21,7 @@ from typing import Any
 
 from core.atomic import atomic_write_json
 from core.errors import RegistryError
+from core.treewalk import walk
 
 REGISTRY_PATH = Path(".kapso") / "evaluation_registry.json"
 PROVENANCES = ("provided", "maintainer_built", "derived_fast")
@@ -293,7 +294,11 @@ def _data_manifest(workspace: Path, paths: list[str], hasher: Any) -> dict[str, 
         target = workspace / raw
         if not os.path.lexists(target):
             continue
-        candidates = sorted(target.rglob("*")) if target.is_dir() and not target.is_symlink() else [target]
+        candidates = (
+            sorted(Path(d, n) for d, dirs, others in walk(target) for n in dirs + others)
+            if target.is_dir() and not target.is_symlink()
+            else [target]
+        )
         for path in candidates:
             if path.is_symlink():
                 raise RegistryError(f"protected data cannot contain symlinks: {path}")

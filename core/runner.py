@@ -48,6 +48,7 @@ from core.sandbox import (
     sandbox_argv,
     scrubbed_env,
 )
+from core.treewalk import remove_tree
 
 __all__ = [
     "OUTPUT_CAP_BYTES",
@@ -345,7 +346,7 @@ def run_evaluator(
     finally:
         if session is not None:
             session.finish()
-        shutil.rmtree(layout.root, ignore_errors=True)
+        remove_tree(layout.root)  # the run may have left any depth of directories behind
 
 
 def _launch(

@@ -32,6 +32,7 @@ from core.interpreter import ProjectPython, find_python
 from core.run.isolation import Isolation, resolve_holdout
 from core.runner import RunResult, SandboxChoice, SandboxLevel, choose_sandbox, run_evaluator
 from core.scoreline import SCORE_LINE, Score, parse_stdout
+from core.treewalk import walk
 
 __all__ = [
     "CLAUSE_IDS",
@@ -649,7 +650,7 @@ def suite_hashes(suite: Path) -> dict[str, str]:
     verify must see a bytecode file appear (IN005).
     """
     hashes: dict[str, str] = {}
-    for current, dirs, files in os.walk(suite):
+    for current, dirs, files in walk(suite):  # iterative, any depth
         dirs.sort()
         base = Path(current)
         for name in sorted(files) + [d for d in dirs if (base / d).is_symlink()]:

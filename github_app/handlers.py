@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-import shutil
 from typing import TYPE_CHECKING
 
 from core.errors import ProctorError
 from core.integrity.git import is_object_id
+from core.treewalk import remove_tree
 from github_app import hygiene, text
 from github_app.port import PullRequestRef
 from github_app.pr_job import score_pull_request
@@ -116,7 +116,7 @@ def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: 
         head_url=pr.head_clone_url,
     )
     work = ctx.data_dir / "work" / f"accept-{ctx.job_id}"
-    shutil.rmtree(work, ignore_errors=True)
+    remove_tree(work)
     try:
         base = prepare_baseline(mirror, pr.base_sha, work, ref="base")
         head_dir = work / "head"
@@ -134,7 +134,7 @@ def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: 
         )
         return False
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
     ctx.store.accept_suite(pr.repo, pr.number, entry.evaluator_id, entry.version)
     accepted = text.REPLY_ACCEPTED.format(version=entry.version, evaluator_id=entry.evaluator_id[:12])
     _reply(event, ctx, pr.repo, pr.number, accepted)

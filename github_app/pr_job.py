@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from urllib.parse import urlencode
 
 from core.campaign.model import CandidateRecord
 from core.errors import ProctorError
+from core.treewalk import remove_tree
 from github_app import hygiene, outcome, text
 from github_app.fetch import fetch_commits, mirror_dir
 from github_app.port import PullRequestRef
@@ -153,7 +153,7 @@ def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Po
         head_url=pr.head_clone_url,
     )
     work_root = ctx.data_dir / "work" / f"job-{ctx.job_id}"
-    shutil.rmtree(work_root, ignore_errors=True)
+    remove_tree(work_root)
     work_root.mkdir(parents=True)
     try:
         try:
@@ -182,7 +182,7 @@ def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Po
             base.config.github.comment,
         )
     finally:
-        shutil.rmtree(work_root, ignore_errors=True)
+        remove_tree(work_root)
 
 
 def _keep_report(

@@ -28,6 +28,7 @@ from core.integrity.classify import is_source
 from core.integrity.git import run_git_bytes
 from core.integrity.manifest import git_manifest, manifest_fingerprint, snapshot
 from core.registry import head as registry_head
+from core.treewalk import walk
 
 REGISTRY_FILE = ".kapso/evaluation_registry.json"
 CONSEQUENCE = (
@@ -185,7 +186,7 @@ def in_manifest(baseline: Baseline, relpath: str) -> bool:
 def suite_files(root: Path, suite: str) -> list[str]:
     """Workspace-relative posix paths of every file under the suite (symlinks not followed)."""
     found: list[str] = []
-    for directory, dirnames, filenames in os.walk(root / suite):
+    for directory, dirnames, filenames in walk(root / suite):  # iterative, any depth
         dirnames.sort()
         found.extend((Path(directory) / name).relative_to(root).as_posix() for name in sorted(filenames))
     return found
