@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from core.diagnostics import Applicability, Diagnostic, Fix, Range, Severity, TextEdit
-from core.rules.evaluator.context import EvaluatorContext
+from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext
 
 CODE = "EV013"
 NAME = "unordered-iteration"
@@ -117,6 +117,8 @@ def _order_free(ctx: EvaluatorContext, node: ast.AST, depth: int = 0, assigned: 
     parent = ctx.parents.get(node)
     if depth > 16:
         return False
+    if isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is node and not parent.orelse:
+        return all(_order_free_statement(ctx, stmt) for stmt in parent.body)
     if isinstance(parent, ast.Call) and node in parent.args:
         name = ctx.call_name(parent)
         if name in ORDER_FREE:
@@ -146,6 +148,53 @@ def _order_free(ctx: EvaluatorContext, node: ast.AST, depth: int = 0, assigned: 
         and isinstance(parent.targets[0], ast.Name)
     ):
         return _sorted_later(ctx, parent.targets[0].id)
+    return False
+
+
+# Effects whose result does not depend on the order they happen in: file copies and removals, messages.
+FILE_EFFECTS = frozenset(
+    {
+        "shutil.copy",
+        "shutil.copy2",
+        "shutil.copyfile",
+        "shutil.copytree",
+        "shutil.move",
+        "shutil.rmtree",
+        "os.remove",
+        "os.unlink",
+        "os.rename",
+        "os.replace",
+        "os.makedirs",
+        "os.chmod",
+        "os.symlink",
+    }
+)
+PATH_EFFECTS = frozenset({"unlink", "mkdir", "chmod", "rename", "replace", "touch", "symlink_to", "rmdir"})
+MESSAGE_CALLS = frozenset({"print", "sys.stderr.write", "warnings.warn"})
+
+
+def _order_free_statement(ctx: EvaluatorContext, stmt: ast.stmt) -> bool:
+    """A loop-body statement whose effect is the same whatever order the loop runs in: counting into an int
+    (`n += 1`, `size += len(...)`), copying, moving or deleting files, a message, `continue`/`pass`, a
+    failure (raise or exit), or an `if` made only of those."""
+    if isinstance(stmt, ast.Pass | ast.Continue | ast.Break | ast.Raise):
+        return not isinstance(stmt, ast.Break)
+    if isinstance(stmt, ast.AugAssign):
+        value = stmt.value
+        counted = (isinstance(value, ast.Constant) and isinstance(value.value, int)) or (
+            isinstance(value, ast.Call) and ctx.call_name(value) == "len"
+        )
+        return isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) and counted
+    if isinstance(stmt, ast.If):
+        return all(_order_free_statement(ctx, s) for s in (*stmt.body, *stmt.orelse))
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        name = ctx.call_name(call)
+        if name in FILE_EFFECTS or name in EXIT_CALLS or (name or "").startswith("logging."):
+            return True
+        if name in MESSAGE_CALLS:
+            return name != "print" or any(kw.arg == "file" for kw in call.keywords)
+        return isinstance(call.func, ast.Attribute) and call.func.attr in PATH_EFFECTS
     return False
 
 

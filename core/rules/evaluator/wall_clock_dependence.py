@@ -28,7 +28,7 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from core.diagnostics import Diagnostic, Severity
-from core.rules.evaluator.context import EvaluatorContext, walk, walk_no_nested
+from core.rules.evaluator.context import EvaluatorContext, walk_no_nested
 from core.rules.evaluator.metric import metric_of
 from core.rules.evaluator.results import dict_of, result_writes
 from core.rules.evaluator.scopes import Binding
@@ -72,6 +72,29 @@ def sources(ctx: EvaluatorContext) -> list[ast.Call]:
     """Calls to wall-clock, UUID and OS randomness sources, in document order."""
     return [c for c in ctx.calls if _is_source(ctx, c)]
 
+
+# Calls whose result does not depend on the names they are given: a process run under a unique container or
+# job name, a file opened under a unique temporary name. A clock or UUID passed to them does not reach what
+# they return.
+NAME_ONLY_CALLS = frozenset(
+    {
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "os.system",
+        "os.makedirs",
+        "os.mkdir",
+        "open",
+        "pathlib.Path",
+        "tempfile.mkdtemp",
+        "tempfile.TemporaryDirectory",
+        "tempfile.NamedTemporaryFile",
+        "shutil.copy",
+        "shutil.copytree",
+    }
+)
 
 # Binding kinds through which a value flows (a `with` target is the resource, not its arguments).
 FLOWS = frozenset({"value", "unpack", "iter", "aug"})
@@ -121,9 +144,19 @@ class _Taint:
             if not changed:
                 break
 
+    def _values(self, expr: ast.AST) -> Iterator[ast.AST]:
+        """The nodes of `expr` whose values flow into its value (not the arguments of NAME_ONLY_CALLS)."""
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            yield node
+            if isinstance(node, ast.Call) and self.ctx.call_name(node) in NAME_ONLY_CALLS:
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+
     def origins(self, expr: ast.AST) -> set[int]:
         found: set[int] = set()
-        for node in walk(expr):
+        for node in self._values(expr):
             if isinstance(node, ast.Call):
                 if id(node) in self.calls:
                     found.add(id(node))
