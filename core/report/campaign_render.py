@@ -46,6 +46,8 @@ def render_text(result: CampaignResult, *, width: int = 120, color: bool = False
         f"Campaign {result.campaign_id}: {result.metric_name} ({result.direction}), evaluator {version} "
         f"{ev.evaluator_id[:12]} ({ev.provenance}), sandbox {result.sandbox}"
     )
+    if result.interpreter:
+        console.print(f"Python: {result.interpreter}", markup=False)
     base = result.baseline
     base_text = fmt_score(base.score) if base.status == "scored" else f"{base.status}: {base.reason}"
     console.print(f"Baseline {base.ref} ({short(base.commit)}): {base_text}")

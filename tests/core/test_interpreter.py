@@ -177,6 +177,13 @@ def test_a_campaign_runs_on_the_projects_venv(
     assert board["interpreter"]["path"] == str(python)
     start = next(line for line in err.splitlines() if line.startswith("proctor: campaign v1:"))
     assert f"python {python} (Python " in start
+    again = subprocess.run(
+        [sys.executable, "-m", "core", "campaign", "--repo", str(repo), "--resume", "--campaign-id", "v1"],
+        capture_output=True, text=True, check=False, env={**os.environ, **env},
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert f"Python: {python} (Python " in again.stdout  # the text scoreboard names it
+    assert str(python) in (repo / ".proctor/campaigns/v1/report.html").read_text()
 
 
 def test_resume_warns_when_the_environment_changed(tmp_path: Path, wheel: Path) -> None:
