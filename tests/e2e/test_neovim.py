@@ -81,8 +81,9 @@ def test_neovim_shows_proctor_diagnostics(tmp_path: Path) -> None:
     nvim = _nvim()
     root = _workspace(tmp_path)
     evaluator = root / "kapso_evaluation" / "evaluate.py"
-    # A finding every version of the example has once it opens a socket: EV011 network-access.
-    evaluator.write_text(evaluator.read_text(encoding="utf-8") + "\nimport socket\n", encoding="utf-8")
+    # A finding every version of the example has once it reads a URL: EV011 network-access, on the call.
+    reads_url = '\nimport urllib.request\nurllib.request.urlopen("https://example.com/labels.csv")\n'
+    evaluator.write_text(evaluator.read_text(encoding="utf-8") + reads_url, encoding="utf-8")
     expected_line = len(evaluator.read_text(encoding="utf-8").splitlines()) - 1
     init = tmp_path / "init.lua"
     init.write_text(INIT_LUA, encoding="utf-8")
