@@ -10,9 +10,11 @@ campaigns (default metric and direction) share one reading of the brief.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from core.diagnostics import Position, Range
 from core.lines import split_lines
@@ -1001,8 +1003,41 @@ def _parse_protocol(lines: Sequence[str], fenced: set[int]) -> Protocol | None:
 # Public entry points
 
 
+_T = TypeVar("_T")
+
+# Characters that render as nothing (zero-width, bidi controls, soft hyphen): BR010 reports them, and the parser
+# reads the text without them, so "se\u200bed 42" is still a seed and "80/\u200b20" still a split.
+INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 def parse_brief(text: str) -> Brief:
-    """Parse a Markdown brief. Never raises: what is not there is None (the BR rules say so)."""
+    """Parse a Markdown brief. Never raises: what is not there is None (the BR rules say so). Invisible
+    characters are ignored; every position still refers to `text` as written."""
+    if INVISIBLE.search(text) is None:
+        return _parse_visible(text)
+    columns = [
+        [i for i, ch in enumerate(line) if not INVISIBLE.match(ch)] + [len(line)]
+        for line in split_lines(text)
+    ]
+    return _remap(_parse_visible(INVISIBLE.sub("", text)), columns)
+
+
+def _remap(value: _T, columns: list[list[int]]) -> _T:
+    """`value` with every Position moved from the text without invisible characters back to the text."""
+    if isinstance(value, Position):
+        line = columns[value.line] if value.line < len(columns) else [value.character]
+        return Position(value.line, line[min(value.character, len(line) - 1)])  # type: ignore[return-value]
+    if isinstance(value, Range):
+        return Range(_remap(value.start, columns), _remap(value.end, columns))  # type: ignore[return-value]
+    if isinstance(value, tuple):
+        return tuple(_remap(v, columns) for v in value)  # type: ignore[return-value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _remap(getattr(value, f.name), columns) for f in dataclasses.fields(value)}
+        return dataclasses.replace(value, **changes)
+    return value
+
+
+def _parse_visible(text: str) -> Brief:
     lines, fenced = visible_lines(text)
     sections = _sections(lines, fenced)
     protocol = _parse_protocol(lines, fenced)

@@ -1,4 +1,4 @@
-"""Brief rules (SPEC §3.2): BR001–BR009 over Markdown briefs (`brief` from config, and `*.brief.md`)."""
+"""Brief rules (SPEC §3.2): BR001–BR010 over Markdown briefs (`brief` from config, and `*.brief.md`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from core.rules.base import DocumentKind, LintContext, RuleInfo
 from core.rules.brief import (
     data_not_found,
     goal_without_target,
+    invisible_characters,
     metric_mismatch,
     no_data,
     no_measured_by,
@@ -29,6 +30,7 @@ RULE_MODULES = (
     data_not_found,
     metric_mismatch,
     goal_without_target,
+    invisible_characters,
 )
 RULE_INFOS = tuple(RuleInfo.from_module(m, frozenset({DocumentKind.BRIEF})) for m in RULE_MODULES)
 

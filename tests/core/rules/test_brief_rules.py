@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import pytest
 
+from core.brief import parse_brief
 from core.config import Config
 from core.diagnostics import Diagnostic, Severity
 from core.fixes import apply_edits
@@ -74,9 +75,10 @@ def test_the_rule_table_matches_the_spec() -> None:
         "BR007": ("data-not-found", Severity.WARNING),
         "BR008": ("metric-mismatch", Severity.ERROR),
         "BR009": ("goal-without-target", Severity.WARNING),
+        "BR010": ("invisible-characters", Severity.WARNING),
     }
     fixable = {info.code for info in RULE_INFOS if info.fix_title}
-    assert fixable == {"BR001", "BR002", "BR003", "BR004", "BR005", "BR006"}
+    assert fixable == {"BR001", "BR002", "BR003", "BR004", "BR005", "BR006", "BR010"}
     assert all(get_rule(code) is not None for code in table)
 
 
@@ -379,3 +381,22 @@ def test_a_fixed_split_needs_no_seed(protocol: str) -> None:
 def test_a_random_split_still_needs_its_seed() -> None:
     text = COMPLETE.replace(" with seed 42", "")
     assert "BR004" in {d.code for d in lint(text)}
+
+
+def test_invisible_characters_are_reported_removed_by_the_fix_and_ignored_by_the_parser() -> None:
+    hidden = COMPLETE.replace("seed 42", "se\u200bed 42").replace("80/20", "80/\u202e20")
+    found = lint(hidden)
+    invisible = [d for d in found if d.code == "BR010"]
+    assert [d.range.start.line for d in invisible] == [5]
+    assert "U+202E" in invisible[0].message and "1 more" in invisible[0].message
+    # normalised before parsing: the split and the seed are still read, at their written columns
+    assert not {"BR003", "BR004"} & {d.code for d in found}
+    protocol = parse_brief(hidden).protocol
+    assert protocol is not None and protocol.seed is not None
+    line = hidden.splitlines()[5]
+    start = protocol.seed.range.start.character
+    assert line[start:].startswith("se\u200bed 42")
+    assert invisible[0].fix is not None
+    fixed = apply_edits(hidden, invisible[0].fix.edits)
+    assert fixed == COMPLETE
+    assert lint(fixed) == []
