@@ -45,9 +45,6 @@ class JobQueue:
         else:
             self._task(job_id)
 
-    def pending(self) -> int:
-        return int(self.huey.pending_count())
-
     def run_pending(self, handler: Callable[[int], None]) -> int:
         """Run what is queued now, then return how many ran (tests, and `proctor-app` draining on exit)."""
         self._handler = handler

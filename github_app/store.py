@@ -241,26 +241,6 @@ class Store:
         except IntegrityError:
             return None
 
-    def add_job(
-        self, event: str, action: str, payload: Mapping[str, Any], job: NewJob, delivery_id: str
-    ) -> int:
-        """A job the app makes itself (a `/proctor run` re-run of a pull request)."""
-        with self._session() as session:
-            row = JobRow(
-                delivery_id=delivery_id,
-                event=event,
-                action=action,
-                repo=job.repo,
-                pr_number=job.pr_number,
-                head_sha=job.head_sha,
-                payload=json.dumps(payload),
-                status=JOB_PENDING,
-                updated_at=time.time(),
-            )
-            session.add(row)
-            session.flush()
-            return row.id
-
     # -- worker side
 
     def claim(self, job_id: int) -> Job | None:

@@ -8,7 +8,6 @@ REPLY_MARKER = "<!-- proctor:reply:{delivery} -->"
 COMMANDS = ("run", "accept-evaluator", "campaign", "deliver")
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
-TITLE_QUEUED = "queued"
 TITLE_RUNNING = "measuring base and head"
 TITLE_SUPERSEDED = "superseded by a newer push ({sha})"
 TITLE_FORK_WAITING = "waiting for approval: a maintainer comments /proctor run to run this fork's code"
@@ -41,7 +40,6 @@ REPLY_UNKNOWN = (
     "run) and `/proctor accept-evaluator` (accept this pull request's evaluation suite as a new version)."
 )
 REPLY_NOT_YET = "`{command}` is not available in this version of the Proctor app; nothing was run."
-REPLY_RUNNING = "Running Proctor on {sha} (requested by a maintainer)."
 REPLY_ACCEPTED = (
     "Accepted this pull request's evaluation suite as evaluator version {version} (`{evaluator_id}`). "
     "The check runs again under it."
