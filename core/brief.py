@@ -803,11 +803,22 @@ def _is_path_like(token: str, quoted: bool) -> bool:
     return extension in _DATA_EXTENSIONS and bool(re.match(r"[\w\-]", token))
 
 
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+
+
 def _find_data(text: str, avoid: Sequence[tuple[int, int]]) -> tuple[str, int, int] | None:
     for match in _DATA_KV.finditer(text):
         value = match.group("value").rstrip(".:!?")
         if value and not _PLACEHOLDER.match(value):
             return value, match.start("value"), match.start("value") + len(value)
+    for match in _BACKTICKED.finditer(text):  # `kapso_datasets/my data.csv`: spaces kept
+        value = match.group(1)
+        if " " not in value.strip() or "/" not in value or "<" in value or ":" in value:
+            continue
+        if not _overlaps(match.start(1), match.end(1), avoid) and _is_path_like(
+            value.replace(" ", "_"), True
+        ):
+            return value, match.start(1), match.end(1)
     for match in _TOKEN.finditer(text):
         if _overlaps(match.start(), match.end(), avoid):
             continue

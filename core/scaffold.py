@@ -8,12 +8,14 @@ result.json and fails loudly on a malformed submission, so it passes `proctor ch
 from __future__ import annotations
 
 import csv
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from core.atomic import atomic_write_text
 from core.brief import Protocol, metric_key, parse_brief
-from core.config import Config, evaluator_entry
+from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, evaluator_entry
 from core.errors import ProctorError, WorkspaceError
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "evaluate.py.tmpl"
@@ -81,10 +83,8 @@ def scaffold_evaluator(
     metric = _metric(protocol)
     notes: list[str] = []
     data_path = _data_path(protocol, config)
-    column = label or _label_column(workspace / data_path, notes)
+    column = _label_column(workspace / data_path, notes, label)
     entry_point = config.entry_point or DEFAULT_ENTRY_POINT
-    if not config.entry_point:
-        notes.append(f"no entry_point in the config: the evaluator calls {entry_point}")
     ratios = protocol.split_ratios
     folds = protocol.folds
     test_fraction = ratios[-1] if ratios else 0.2
@@ -109,7 +109,41 @@ def scaffold_evaluator(
         direction=direction,
     )
     atomic_write_text(target, source)
+    if not config.entry_point:
+        written = write_entry_point(workspace, entry_point)
+        notes.append(
+            f"entry_point = {entry_point!r} written to {written} (the candidate the evaluator calls)"
+        )
     return Scaffold(target, metric, column, entry_point, tuple(notes))
+
+
+_TABLE = re.compile(r"^\s*\[", re.MULTILINE)
+_TOOL_PROCTOR = re.compile(r"^\s*\[\s*tool\s*\.\s*proctor\s*\]\s*(?:#.*)?$", re.MULTILINE)
+
+
+def write_entry_point(workspace: Path, entry_point: str) -> str:
+    """Record `entry_point` in the config so the first `verify` runs every clause (fails-loudly needs it):
+    in proctor.toml (created if need be), or under [tool.proctor] when pyproject.toml holds the config."""
+    line = f"entry_point = {json.dumps(entry_point)}\n"
+    toml, pyproject = workspace / CONFIG_FILE, workspace / PYPROJECT_FILE
+    if not toml.is_file() and pyproject.is_file():
+        text = pyproject.read_text(encoding="utf-8")
+        header = _TOOL_PROCTOR.search(text)
+        if header is not None:
+            at = text.find("\n", header.end())
+            at = len(text) if at < 0 else at + 1
+            atomic_write_text(
+                pyproject, text[:at] + ("" if text[:at].endswith("\n") else "\n") + line + text[at:]
+            )
+            return PYPROJECT_FILE
+    text = toml.read_text(encoding="utf-8") if toml.is_file() else ""
+    first_table = _TABLE.search(text)  # top-level keys go before the first [table]
+    at = first_table.start() if first_table else len(text)
+    head = text[:at]
+    if head and not head.endswith("\n"):
+        head += "\n"
+    atomic_write_text(toml, head + line + text[at:])
+    return CONFIG_FILE
 
 
 def _metric(protocol: Protocol) -> str:
@@ -132,15 +166,22 @@ def _data_path(protocol: Protocol, config: Config) -> str:
     return value
 
 
-def _label_column(data: Path, notes: list[str]) -> str:
-    """The label is the data's last column unless --label says otherwise."""
+def _label_column(data: Path, notes: list[str], label: str | None) -> str:
+    """The label is the data's last column unless --label says otherwise; a label that is not a column of
+    the data is an error naming the columns (the evaluator would fail on its first row)."""
     try:
         with data.open(newline="", encoding="utf-8") as handle:
             header = next(csv.reader(handle), [])
     except OSError:
-        notes.append(f"{data.name} not found: the label column is assumed to be `label` (use --label)")
-        return "label"
+        chosen = label or "label"
+        notes.append(f"{data.name} not found: the label column is assumed to be `{chosen}` (use --label)")
+        return chosen
     if not header:
         raise WorkspaceError(f"{data}: empty data file, cannot find the label column")
+    if label is not None:
+        if label not in header:
+            columns = ", ".join(header)
+            raise WorkspaceError(f"{data}: no column {label!r} for --label; the columns are: {columns}")
+        return label
     notes.append(f"label column: `{header[-1]}` (the last column; use --label to choose another)")
     return header[-1]

@@ -116,3 +116,51 @@ def test_unsupported_metric_and_missing_workspace(tmp_path: Path, capsys: pytest
     shutil.rmtree(ws)
     assert main(["init", str(ws)]) == 2
     assert "no such workspace" in capsys.readouterr().err
+
+
+def test_a_label_that_is_not_a_column_is_an_error_naming_the_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_workspace(tmp_path / "ws", HOLD_OUT)
+    assert main(["init", str(ws), "--label", "target"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "no column 'target' for --label; the columns are: id, x, y" in err
+    assert not (ws / "kapso_evaluation" / "evaluate.py").exists()
+
+
+def test_a_backticked_data_path_with_spaces_is_kept_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_workspace(tmp_path / "ws", HOLD_OUT.replace("points.csv", "my points.csv"))
+    (ws / "kapso_datasets" / "points.csv").rename(ws / "kapso_datasets" / "my points.csv")
+    assert main(["init", str(ws)]) == 0
+    assert (
+        "DATA = ROOT / 'kapso_datasets/my points.csv'"
+        in (ws / "kapso_evaluation" / "evaluate.py").read_text()
+    )
+    capsys.readouterr()
+    assert main(["check", str(ws), "--format", "json"]) == 0, capsys.readouterr().out
+
+
+def test_init_records_the_entry_point_in_proctor_toml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_workspace(tmp_path / "ws", HOLD_OUT)
+    (ws / "proctor.toml").write_text("timeout_s = 60\n\n[campaign]\niterations = 2\n")
+    assert main(["init", str(ws)]) == 0
+    assert "entry_point = 'solution/predict.py' written to proctor.toml" in capsys.readouterr().out
+    toml = (ws / "proctor.toml").read_text()
+    assert toml == 'timeout_s = 60\nentry_point = "solution/predict.py"\n\n[campaign]\niterations = 2\n'
+    assert main(["verify", str(ws), "--format", "json"]) == 0
+    clauses = {c["id"]: c["status"] for c in json.loads(capsys.readouterr().out)["clauses"]}
+    assert clauses["fails-loudly"] == "pass"  # every clause runs on the first verify
+
+
+def test_init_without_a_config_creates_proctor_toml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_workspace(tmp_path / "ws", HOLD_OUT)
+    (ws / "proctor.toml").unlink()
+    assert main(["init", str(ws)]) == 0
+    assert (ws / "proctor.toml").read_text() == 'entry_point = "solution/predict.py"\n'
