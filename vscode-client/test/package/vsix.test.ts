@@ -63,6 +63,26 @@ test('the packaged manifest: entry point, engines, icon, activation, no dependen
     assert.doesNotMatch(bundle, /require\("vscode-languageclient/, 'the language client is bundled in');
 });
 
+test('the packaged bundle loads with `vscode` as its only outside module and exports activate', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'proctor-vsix-bundle-'));
+    zip('z.extract("extension/dist/extension.js", sys.argv[2])', dir);
+    // Any `vscode` member is a callable no-op: enough to evaluate the module, not to run it (VS Code does that).
+    const stub = `
+const Module = require('module');
+const any = new Proxy(function () {}, { get: (_t, p) => (p === 'then' || typeof p === 'symbol' ? undefined : any), apply: () => any, construct: () => any });
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) { return request === 'vscode' ? 'vscode' : resolve.call(this, request, ...rest); };
+require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: any };
+const extension = require(process.argv[1]);
+process.stdout.write(typeof extension.activate);`;
+    const run = spawnSync(process.execPath, ['-e', stub, path.join(dir, 'extension', 'dist', 'extension.js')], {
+        encoding: 'utf8',
+        cwd: dir,
+    });
+    assert.equal(run.stderr, '');
+    assert.equal(run.stdout, 'function');
+});
+
 test('unpacked .vsix: a Python with nothing installed runs the bundled server and gets diagnostics', { timeout: 90_000 }, async () => {
     entries();
     const dir = mkdtempSync(path.join(tmpdir(), 'proctor-vsix-'));
