@@ -29,7 +29,8 @@ export function statusText(view: StatusView): { text: string; tooltip: string } 
     if (view.server === 'starting') {
         return { text: `$(sync~spin) Proctor${id}`, tooltip: 'Proctor: starting the language server' };
     }
-    const verdict = view.verdict ? ` ${VERDICT_ICON[view.verdict] ?? ''} ${view.verdict}`.replace('  ', ' ') : '';
+    const icon = view.verdict ? VERDICT_ICON[view.verdict] : undefined;
+    const verdict = view.verdict ? ` ${icon ? `${icon} ` : ''}${view.verdict}` : '';
     const tooltip =
         (view.evaluatorId ? `evaluator_id ${view.evaluatorId}\n` : '') +
         (view.verdict ? `last verify: ${view.verdict}\n` : 'not verified in this session\n') +
