@@ -25,7 +25,8 @@ class App:
     def web(self) -> FastAPI:
         from github_app.web import create_app
 
-        return create_app(self.settings.webhook_secret, self.store, self.queue, router)
+        settings = self.settings
+        return create_app(settings.webhook_secret, self.store, self.queue, router, settings.dashboard_token)
 
     def runner(self) -> JobRunner:
         ports = self._ports

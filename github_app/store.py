@@ -344,6 +344,11 @@ class Store:
             )
             return [_check_run(row) for row in rows]
 
+    def recent_check_runs(self, limit: int = 100) -> list[CheckRun]:
+        with self._session() as session:
+            rows = session.scalars(select(CheckRunRow).order_by(CheckRunRow.id.desc()).limit(limit))
+            return [_check_run(row) for row in rows]
+
     def forget_work(self, work_key: str) -> None:
         """An explicit re-run (`/proctor run`): the same work may be done again, under a new check run."""
         with self._session() as session:

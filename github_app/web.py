@@ -1,4 +1,4 @@
-"""The HTTP face: `POST /webhook` and `GET /healthz` (SPEC §10 "Webhook").
+"""The HTTP face: `POST /webhook`, `GET /healthz`, and `GET /` listing the latest checks (SPEC §10 "Webhook").
 
 Statuses: 413 over 25 MiB (by Content-Length before reading, and by counting while streaming), 401 for a
 missing, wrong or SHA-1-only signature, 400 for malformed headers or JSON, 200 for a redelivered
@@ -9,11 +9,14 @@ a 500.
 
 from __future__ import annotations
 
+import hmac
+import html
+import json
 import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
@@ -47,7 +50,32 @@ async def _read_body(request: Request) -> bytes:
     return bytes(body)
 
 
-def create_app(secret: str, store: Store, queue: JobQueue, router: Router) -> FastAPI:
+def _status_page(store: Store) -> str:
+    """The latest pull-request checks, newest first (the full dashboard comes with campaigns)."""
+    rows = []
+    for run in store.recent_check_runs():
+        title = json.loads(run.result).get("title", "") if run.result else ""
+        cells = (run.repo, f"#{run.pr_number}", run.head_sha[:12], run.conclusion or run.status, title)
+        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    return (
+        "<!doctype html><meta charset=utf-8><title>Proctor</title><h1>Proctor: pull-request checks</h1>"
+        "<table><tr><th>repository</th><th>PR</th><th>head</th><th>conclusion</th><th>title</th></tr>"
+        + "".join(rows)
+        + "</table>"
+    )
+
+
+def _authorized(request: Request, token: str) -> bool:
+    if not token:
+        return True
+    given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+    given = given or request.cookies.get("proctor_dashboard", "")
+    return hmac.compare_digest(given.encode(), token.encode())
+
+
+def create_app(
+    secret: str, store: Store, queue: JobQueue, router: Router, dashboard_token: str = ""
+) -> FastAPI:
     app = FastAPI(title="Proctor GitHub App", docs_url=None, redoc_url=None, openapi_url=None)
 
     def record(delivery: str, name: str, action: str, body: bytes, job: Any) -> int | None:
@@ -77,6 +105,12 @@ def create_app(secret: str, store: Store, queue: JobQueue, router: Router) -> Fa
             log.info("ignored %s.%s (delivery %s)", event.name, event.action, event.delivery_id)
             return _answer(202, status="ignored", delivery=event.delivery_id)
         return _answer(202, status="queued", delivery=event.delivery_id, job=job_id)
+
+    @app.get("/")
+    def index(request: Request) -> HTMLResponse:
+        if not _authorized(request, dashboard_token):
+            return HTMLResponse("PROCTOR_DASHBOARD_TOKEN is set: send it as a bearer token", status_code=401)
+        return HTMLResponse(_status_page(store))
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:

@@ -36,6 +36,8 @@ def test_opened_pr_is_scored_against_its_base_and_commented(harness: Harness) ->
     # The uncut report, for texts GitHub's limits would cut, stays in the data dir.
     (report,) = harness.app.settings.data_dir.glob("reports/*/pr-5-*.md")
     assert report.read_text().startswith("# success: score 0.7500")
+    page = harness.client.get("/").text
+    assert "octo/demo" in page and "#5" in page and "score 0.7500" in page
 
 
 def test_worse_head_fails_the_check(harness: Harness) -> None:

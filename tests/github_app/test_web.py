@@ -144,3 +144,19 @@ def test_the_app_process_is_not_dumpable() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "0"
+
+
+def test_the_status_page_needs_the_dashboard_token_when_one_is_set(harness: Harness) -> None:
+    from starlette.testclient import TestClient
+
+    from github_app.handlers import router
+    from github_app.web import create_app
+
+    app = create_app(SECRET, harness.app.store, harness.app.queue, router, dashboard_token="letmein")
+    client = TestClient(app)
+    assert client.get("/").status_code == 401
+    assert client.get("/", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert client.get("/", headers={"Authorization": "Bearer letmein"}).status_code == 200
+    client.cookies.set("proctor_dashboard", "letmein")
+    assert client.get("/").status_code == 200
+    assert client.get("/healthz").status_code == 200  # health checks need no token
