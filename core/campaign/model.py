@@ -78,6 +78,8 @@ class CandidateRecord:
     per_item_scores: tuple[float, ...] | None = None
     external: ExternalOutcome | None = None
     sandbox: str = ""
+    # Set when the candidate predates an evaluator change (core/integrity/merge_base.py): says so, one line.
+    based_on: str = ""
     not_isolated: str = ""
     """Why the candidate's code did not run only in its own sandbox (SPEC §4.5); "" when it did or never ran."""
     finished_at: str = ""
@@ -107,6 +109,7 @@ class CandidateRecord:
             "per_item_scores": list(self.per_item_scores) if self.per_item_scores is not None else None,
             "external": self.external.to_json() if self.external is not None else None,
             "sandbox": self.sandbox,
+            "based_on": self.based_on,
             "not_isolated": self.not_isolated,
             "finished_at": self.finished_at,
         }
@@ -135,6 +138,7 @@ class CandidateRecord:
             per_item_scores=tuple(float(x) for x in items) if items is not None else None,
             external=ExternalOutcome.from_json(external) if external is not None else None,
             sandbox=str(data.get("sandbox", "")),
+            based_on=str(data.get("based_on", "")),
             not_isolated=str(data.get("not_isolated", "")),
             finished_at=str(data.get("finished_at", "")),
         )

@@ -50,7 +50,9 @@ def note_for(record: CandidateRecord) -> str:
         return record.reason
     flags = [f"{f.code} {f.path}" for f in record.findings]
     extra = record.external.error if record.external is not None and record.external.error else ""
-    return "; ".join([*(["flags: " + ", ".join(flags)] if flags else []), *([extra] if extra else [])])
+    parts = [record.based_on] if record.based_on else []
+    parts += [*(["flags: " + ", ".join(flags)] if flags else []), *([extra] if extra else [])]
+    return "; ".join(parts)
 
 
 def no_winner_reason(result: CampaignResult) -> str:

@@ -95,19 +95,22 @@ def _record(job: MeasureJob, status: Status, started: float, **fields: Any) -> C
 
 
 def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
-    from core.integrity.guard import guard_refs
     from core.integrity.materialize import materialize, overlay_trusted_suite
+    from core.integrity.merge_base import guard_candidate, overlay_trusted_inputs
     from core.runner import run_evaluator
 
     config = job.config
     remove_tree(dest)
     materialize(job.repo, job.commit, dest)
-    report = guard_refs(job.repo, job.baseline_commit, job.commit, config)
+    judgement = guard_candidate(job.repo, job.baseline_commit, job.commit, config)
+    report = judgement.report
     findings = tuple(FindingRecord.from_finding(f) for f in report.findings)
     if report.verdict == "rejected":
         codes = ", ".join(sorted({f.code for f in findings if f.severity == "reject"}))
         return _record(job, "rejected", started, findings=findings, reason=f"integrity: {codes}")
     overlay_trusted_suite(job.baseline_dir, dest, config)
+    if judgement.based_on is not None:  # an older candidate: the current inputs, never its older ones
+        overlay_trusted_inputs(job.baseline_dir, dest, config)
     run = run_evaluator(
         config.command,
         dest,
@@ -121,6 +124,7 @@ def _measure(job: MeasureJob, dest: Path, started: float) -> CandidateRecord:
     during = tuple(FindingRecord.from_finding(f) for f in _rehash(job, suite_dir))
     outputs: dict[str, Any] = {"stdout_tail": tail(run.stdout), "stderr_tail": tail(run.stderr)}
     outputs["not_isolated"] = not_isolated_reason(run)
+    outputs["based_on"] = judgement.note()
     if any(f.severity == "reject" for f in during):
         codes = ", ".join(sorted({f.code for f in during}))
         return _record(

@@ -32,6 +32,7 @@ def git_env() -> dict[str, str]:
         GIT_TERMINAL_PROMPT="0",
         GIT_ATTR_NOSYSTEM="1",
         GIT_NO_REPLACE_OBJECTS="1",
+        GIT_GRAFT_FILE="/dev/null",  # .git/info/grafts could otherwise rewrite parents (merge bases)
         GIT_OPTIONAL_LOCKS="0",
         LC_ALL="C",
         LANGUAGE="C",
