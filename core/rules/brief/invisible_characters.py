@@ -21,7 +21,7 @@ Measured by AUC on kapso_datasets/churn.csv, an 80/20 split with seed 42.
 Safe: the fix deletes the invisible characters of the line, which is the text Proctor already reads.
 
 ## References
-- SPEC §3.2 Brief rules
+- README "`proctor check`: static rules"
 """
 
 from __future__ import annotations
