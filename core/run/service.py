@@ -22,7 +22,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +42,6 @@ _MAX_FDS = 3
 class _Stats:
     launches: int = 0
     imported: bool = False
-    problems: list[str] = field(default_factory=list)
 
 
 class CandidateService:

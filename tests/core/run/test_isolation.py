@@ -280,3 +280,29 @@ def test_a_shell_entry_point_runs_in_c_too(workspace: Workspace, backend: Sandbo
     result = workspace.run(backend)
     assert result.stdout.strip() == "4 ['got', 'x', 'y', 'hidden']", result.stderr
     assert result.candidate_launches == 1 and result.not_isolated == ""
+
+
+def test_a_campaign_with_an_in_process_evaluator_says_not_isolated(
+    workspace: Workspace, backend: SandboxChoice, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+
+    from core.cli import main
+
+    workspace.write("kapso_evaluation/evaluate.py", IN_PROCESS_EVALUATOR)
+    workspace.write("solution/predict.py", "def answer() -> float:\n    return 0.5\n")
+    workspace.write(".gitignore", ".proctor/\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=workspace.root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=workspace.root, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=workspace.root, check=True)
+    subprocess.run([*git, "checkout", "-qb", "candidate/a"], cwd=workspace.root, check=True)
+    workspace.write("solution/predict.py", "def answer() -> float:\n    return 0.75\n")
+    subprocess.run([*git, "commit", "-qam", "better"], cwd=workspace.root, check=True)
+    assert main(["campaign", "--repo", str(workspace.root), "--format", "json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    assert board["isolation"]["isolated"] is False
+    assert "imports the entry point" in board["isolation"]["not_isolated"][0]
+    assert "imports the entry point" in board["candidates"][0]["not_isolated"]
+    assert main(["campaign", "--repo", str(workspace.root), "--campaign-id", "text"]) == 0
+    assert capsys.readouterr().out.startswith("NOT ISOLATED: the evaluator imports the entry point")
