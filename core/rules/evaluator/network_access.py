@@ -96,7 +96,7 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
         label = (name or local).rsplit(".", 1)[-1]
         url = _url_argument(ctx, call, label)
         if url is not None:
-            yield ctx.diagnostic(rule, call, f"`{label}()` reads from the network ({url[:60]})")
+            yield ctx.diagnostic(rule, call, f"`{label}()` reads from the network ({shorten(url, 60)})")
 
 
 # Calls that always fetch from a hub or a download server (by qualified-name prefix).
@@ -191,6 +191,14 @@ def _networked_command(ctx: EvaluatorContext, call: ast.Call) -> str | None:
         if tool in words:
             return f"`{tool}` in a subprocess uses the network"
     return None
+
+
+def shorten(text: str, width: int) -> str:
+    """`text`, or its first `width` characters cut at a separator (never mid-word) and marked with `…`."""
+    if len(text) <= width:
+        return text
+    cut = max(text.rfind(sep, 0, width) for sep in "/?&=_-. ")
+    return text[: cut if cut > width // 2 else width] + "…"
 
 
 def _url_argument(ctx: EvaluatorContext, call: ast.Call, label: str) -> str | None:

@@ -109,3 +109,21 @@ def test_the_writer_records_the_printed_metric_when_run(
 def test_no_writer_is_offered_when_the_printed_value_cannot_be_stored_safely(text: str) -> None:
     found = [d for d in run(text) if d.code == "EV005"]
     assert found and all(d.fix is None for d in found)
+
+
+def test_no_metric_line_points_at_the_last_print() -> None:
+    text = 'import json\nauc = 0.8\nprint({"auc": auc})\n'
+    (finding,) = [d for d in run(text) if d.code == "EV002"]
+    assert finding.range.start.line == 2 and finding.range.start.character == 0
+    assert finding.message.endswith("the last line printed here is not one")
+    (silent,) = [d for d in run("auc = 0.8\n") if d.code == "EV002"]
+    assert silent.range.start.line == 0
+
+
+def test_a_long_url_in_a_message_is_cut_at_a_separator() -> None:
+    url = "https://example.com/datasets/holdout/" + "labels_" * 12 + "final.csv"
+    text = f'import pandas as pd\nframe = pd.read_csv("{url}")\n'
+    (finding,) = [d for d in run(text) if d.code == "EV011"]
+    shown = finding.message.rsplit(" (", 1)[1].rstrip(")")
+    assert shown.endswith("…") and url.startswith(shown[:-1])
+    assert url[len(shown) - 1] in "/_"  # cut at a separator, not inside a word

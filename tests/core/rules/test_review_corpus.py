@@ -37,7 +37,8 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Where the spec leaves the line open, the corpus expects (documented so a reader can disagree). Entries marked
 # "adopted" are where my first guess differed and the implementation's choice is at least as useful to a user.
 AMBIGUOUS_POSITIONS = {
-    "EV002": "line 1: the finding is about the whole file (no metric line on the normal exit path)",
+    "EV002": "the last stdout print on the normal exit path, which is not `name: value` (issue 11: a finding "
+    "about the final print points at it); line 1 when nothing is printed",
     "EV003": "the statement that prints after the metric (the later print, the log call, atexit.register)",
     "EV005": "line 1 when nothing writes result.json; the wrong writer when it is written elsewhere (adopted: "
     "I first expected the metric print, where the fix inserts the writer)",

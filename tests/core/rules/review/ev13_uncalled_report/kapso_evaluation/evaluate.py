@@ -1,4 +1,4 @@
-"""Forecast evaluator: sMAPE (lower is better) over the 28-day horizon."""  # expect: EV002
+"""Forecast evaluator: sMAPE (lower is better) over the 28-day horizon."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def main() -> int:
             }
         )
     )
-    print("evaluation complete")
+    print("evaluation complete")  # expect: EV002
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Compression evaluator: bits per byte; the metric is (wrongly) printed only when the codec fails."""  # expect: EV002
+"""Compression evaluator: bits per byte; the metric is (wrongly) printed only when the codec fails."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def main() -> int:
     (SUITE / "result.json").write_text(
         json.dumps({"evaluation_script_path": __file__, "evaluation_output": f"bpb: {bpb:.4f}", "score": bpb})
     )
-    print(f"compressed to {bpb:.4f} bits per byte")
+    print(f"compressed to {bpb:.4f} bits per byte")  # expect: EV002
     return 0
 
 
