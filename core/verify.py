@@ -156,12 +156,13 @@ class _Workspace:
         choice: SandboxChoice,
         holdout: str = "",
         python: ProjectPython | None = None,
+        origin: Path | None = None,
     ) -> None:
         self.root = root
         self.interpreter = python.sandbox_interpreter() if python is not None else None
         self.config = config
         self.choice = choice
-        self.isolation = Isolation.from_config(config, holdout)
+        self.isolation = Isolation.from_config(config, holdout, workspace=origin)
         self.results: list[RunResult] = []
         self.suite_rel = _relative_inside(root, config.evaluation_dir, "evaluation_dir", directory=True)
         self.suite = root / self.suite_rel
@@ -220,7 +221,9 @@ def verify_workspace(
         copy = Path(scratch) / (workspace.resolve().name or "workspace")
         _copy_workspace(workspace, copy)
         (copy / result_rel).unlink(missing_ok=True)
-        clauses, metric = _verify_copy(_Workspace(copy, config, choice, holdout, python), runs)
+        clauses, metric = _verify_copy(
+            _Workspace(copy, config, choice, holdout, python, origin=workspace), runs
+        )
     verdict: Literal["pass", "fail"] = "fail" if any(c.status == "fail" for c in clauses) else "pass"
     return VerifyReport(
         workspace,

@@ -168,7 +168,8 @@ def not_isolated_reason(run: RunResult) -> str:
 def _isolation(job: MeasureJob) -> Isolation:
     from core.run.isolation import Isolation, resolve_holdout
 
-    isolation = Isolation.from_config(job.config, resolve_holdout(job.config.holdout_dir, job.repo))
+    holdout = resolve_holdout(job.config.holdout_dir, job.repo)
+    isolation = Isolation.from_config(job.config, holdout, workspace=job.repo)
     return dataclasses.replace(isolation, evaluator_network=True) if job.evaluator_network else isolation
 
 

@@ -43,11 +43,14 @@ class Isolation:
     entry_point: str = ""
     candidate_reads: tuple[str, ...] = ()
     holdout_dir: str = ""
+    workspace: str = ""
+    """The measured workspace (the repository), never visible in C even when an interpreter directory
+    (an editable install's path entry, a venv's parent) would show it."""
     evaluator_network: bool = False
     candidate_network: bool = False
 
     @classmethod
-    def from_config(cls, config: Config, holdout_dir: str = "") -> Isolation:
+    def from_config(cls, config: Config, holdout_dir: str = "", workspace: Path | None = None) -> Isolation:
         from core.integrity.manifest import protected_inputs
 
         return cls(
@@ -56,6 +59,7 @@ class Isolation:
             entry_point=_clean(config.entry_point),
             candidate_reads=tuple(p for p in (_clean(r) for r in config.candidate_reads) if p),
             holdout_dir=holdout_dir,
+            workspace=os.path.realpath(workspace) if workspace is not None else "",
             evaluator_network=config.evaluator_network,
             candidate_network=config.candidate_network,
         )
@@ -215,8 +219,11 @@ def candidate_plan(
         if (copy / rel).is_file() and not (copy / rel).is_symlink():
             mounts.append(Mount("ro", f"{root}/{rel}", str(copy / rel)))
     bound = [m.dest for m in mounts if m.kind in ("ro", "rw")]
-    if iso.holdout_dir and any(_under(iso.holdout_dir, b) for b in bound):
-        mounts.append(Mount("tmpfs", iso.holdout_dir))
+    for hidden in (iso.holdout_dir, iso.workspace):
+        # Under a read-only bind (the interpreter's): an empty dir on top; deeper binds (a venv inside the
+        # workspace) still land above it. The tree's own path is C's copy, never hidden.
+        if hidden and hidden != root and any(_under(hidden, b) for b in bound):
+            mounts.append(Mount("tmpfs", hidden))
     return MountPlan(
         chdir=cwd,
         mounts=tuple(mounts),

@@ -306,3 +306,35 @@ def test_a_campaign_with_an_in_process_evaluator_says_not_isolated(
     assert "imports the entry point" in board["candidates"][0]["not_isolated"]
     assert main(["campaign", "--repo", str(workspace.root), "--campaign-id", "text"]) == 0
     assert capsys.readouterr().out.startswith("NOT ISOLATED: the evaluator imports the entry point")
+
+
+def test_an_interpreter_dir_that_shows_the_workspace_does_not_show_it_to_c(
+    workspace: Workspace, backend: SandboxChoice, tmp_path: Path
+) -> None:
+    """An editable install puts the project's own root on the interpreter's path; bound read-only into C,
+    it would show the real workspace, its data and .git. The workspace is hidden on top of it."""
+    import dataclasses
+    import shutil
+
+    from core.config import load_config
+    from core.run.isolation import Isolation
+    from core.runner import run_evaluator
+    from core.sandbox import Interpreter, proctor_interpreter
+
+    origin = workspace.root
+    workspace.write("kapso_evaluation/evaluate.py", SIGNAL_EVALUATOR)
+    workspace.write(
+        "solution/predict.py",
+        f"import os, sys\nsys.exit(3 if os.path.exists({str(origin / 'kapso_datasets' / 'answers.csv')!r}) else 4)\n",
+    )
+    tree = tmp_path / "copy"
+    shutil.copytree(origin, tree)
+    config = load_config(tree).config
+    mine = proctor_interpreter()
+    editable = Interpreter(mine.executable, (*mine.read_only_dirs, str(origin)))
+    hidden = Isolation.from_config(config, workspace=origin)
+    for isolation, expected in ((dataclasses.replace(hidden, workspace=""), 3), (hidden, 4)):
+        result = run_evaluator(
+            config.command, tree, timeout_s=60, sandbox=backend, isolation=isolation, interpreter=editable
+        )
+        assert result.stdout.strip() == f"returncode: {expected}", result.stderr
