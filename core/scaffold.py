@@ -83,7 +83,12 @@ def scaffold_evaluator(
     metric = _metric(protocol)
     notes: list[str] = []
     data_path = _data_path(protocol, config)
-    column = _label_column(workspace / data_path, notes, label)
+    holdout = _holdout(workspace, config)
+    holdout_file = PurePosixPath(data_path).name if holdout is not None else ""
+    labelled = holdout / holdout_file if holdout is not None else workspace / data_path
+    if holdout is not None:
+        notes.append(f"the labelled data is read from $PROCTOR_HOLDOUT_DIR/{holdout_file} (holdout_dir)")
+    column = _label_column(labelled, notes, label)
     entry_point = config.entry_point or DEFAULT_ENTRY_POINT
     ratios = protocol.split_ratios
     folds = protocol.folds
@@ -101,6 +106,7 @@ def scaffold_evaluator(
         entry_point=entry_point,
         label=column,
         data_path=data_path,
+        holdout_file=holdout_file,
         seed=protocol.seed_value,
         test_fraction=round(test_fraction, 6),
         folds=folds,
@@ -144,6 +150,14 @@ def write_entry_point(workspace: Path, entry_point: str) -> str:
         head += "\n"
     atomic_write_text(toml, head + line + text[at:])
     return CONFIG_FILE
+
+
+def _holdout(workspace: Path, config: Config) -> Path | None:
+    """The hold-out directory (`holdout_dir`, or $PROCTOR_HOLDOUT_DIR), or None when there is none."""
+    from core.run.isolation import resolve_holdout
+
+    found = resolve_holdout(config.holdout_dir, workspace)
+    return Path(found) if found else None
 
 
 def _metric(protocol: Protocol) -> str:

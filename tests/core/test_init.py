@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,3 +167,33 @@ def test_init_without_a_config_creates_proctor_toml(
     (ws / "proctor.toml").unlink()
     assert main(["init", str(ws)]) == 0
     assert (ws / "proctor.toml").read_text() == 'entry_point = "solution/predict.py"\n'
+
+
+def test_with_a_holdout_dir_the_evaluator_reads_the_labels_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = make_workspace(tmp_path / "ws", HOLD_OUT)
+    holdout = tmp_path / "holdout"
+    holdout.mkdir()
+    (ws / "kapso_datasets" / "points.csv").rename(holdout / "points.csv")
+    (ws / "proctor.toml").write_text(f'entry_point = "solution/predict.py"\nholdout_dir = "{holdout}"\n')
+    assert main(["init", str(ws)]) == 0
+    assert "$PROCTOR_HOLDOUT_DIR/points.csv" in capsys.readouterr().out
+    evaluator = ws / "kapso_evaluation" / "evaluate.py"
+    assert "HOLDOUT_FILE = 'points.csv'" in evaluator.read_text()
+    monkeypatch.delenv("PROCTOR_HOLDOUT_DIR", raising=False)
+    bare = subprocess.run(
+        [sys.executable, str(evaluator)], cwd=ws, capture_output=True, text=True, check=False
+    )
+    assert bare.returncode == 1 and "PROCTOR_HOLDOUT_DIR is not set" in bare.stderr
+    env = {**os.environ, "PROCTOR_HOLDOUT_DIR": str(holdout)}
+    done = subprocess.run(
+        [sys.executable, str(evaluator), "--fast"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith("accuracy: ")
