@@ -290,7 +290,7 @@ def _header(result: CampaignResult, proctor_version: str) -> Header:
         sandbox=result.sandbox,
         isolated=not reasons,
         not_isolated=reasons,
-        interpreter=str(getattr(result, "interpreter", "") or ""),
+        interpreter=result.interpreter,
         proctor_version=result.proctor_version or proctor_version,
         delivered_branch=result.delivered_branch,
         scored=result.scored_candidates,

@@ -99,6 +99,12 @@ def test_header_times_versions_and_isolation() -> None:
     h = model.header
     assert h.duration_s == 185.0 and h.proctor_version == "0.1.0"  # the version that ran it wins
     assert h.evaluator_version == 2 and h.provenance == "provided" and h.isolated
+    assert h.interpreter == ""
+    python = replace(factory.demo_like(), interpreter="/usr/bin/python3.11 (3.11.2, config python)")
+    assert build_model(python).header.interpreter == "/usr/bin/python3.11 (3.11.2, config python)"
+    assert "<dt>Interpreter</dt><dd>/usr/bin/python3.11 (3.11.2, config python)</dd>" in render_report(
+        build_model(python)
+    )
     old = replace(factory.demo_like(), started_at="", finished_at="", proctor_version="")
     assert build_model(old, proctor_version="9.9").header.proctor_version == "9.9"
     assert build_model(old).header.duration_s is None
