@@ -1,6 +1,6 @@
 """Editor latency (SPEC §11) for the edits people make, Proctor beside ruff's server and pylsp in one run.
 
-    .venv/bin/python bench/lsp_latency.py [--edits 40] [--rounds 1] [--gap-ms 0] [--json]
+    .venv/bin/python bench/lsp_latency.py [--edits 40] [--rounds 1] [--gap-ms 0] [--only WORD ...] [--json]
 
 On a generated 1,000-line evaluator, over stdio, from one minimal client (no pygls on the client side, so it
 costs every server the same), for each server and diagnostics mode a **fresh server per round** replays each
@@ -22,10 +22,14 @@ call) and by pyflakes and ruff (the undefined name); every marker must be report
 its columns, a marker below the edit moves with every inserted or deleted line, so a stale or mis-shifted
 result is rejected and the clock keeps running. Typed states that do not parse are checked on version only.
 
-Also, per fresh server: start → initialize answered; cold didOpen of the evaluator (right after initialized);
-and didOpen of a second evaluator in another workspace whose text shares no line with the first (no cache
-help). Targets (Proctor, every pattern and mode): median ≤ 10 ms, p95 ≤ 25 ms, ≤ 3× ruff's median in the same
-mode; cold didOpen ≤ 60 ms; initialize answered ≤ 300 ms.
+Also, per fresh server: spawn → initialize answered (Proctor answers it before its engine is imported,
+`lsp_server.startup`); spawn → loaded (a first request answered); cold didOpen of the evaluator on that
+loaded server; didOpen of a second evaluator in another workspace whose text shares no chunk with the first
+(no cache help); and, on one more fresh server per round, spawn → first diagnostics with didOpen sent right
+after initialized (what an editor opening a file meets). Beside each pattern, the server's CPU time per edit
+(from /proc): on a shared, busy machine wall times say as much about the other processes as about the
+server, CPU time much less. Targets (Proctor, every pattern and mode): median ≤ 10 ms, p95 ≤ 25 ms, ≤ 3×
+ruff's median in the same mode; cold didOpen ≤ 60 ms; initialize answered ≤ 300 ms.
 """
 
 from __future__ import annotations
