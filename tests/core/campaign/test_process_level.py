@@ -37,19 +37,23 @@ def _alive(pid: int) -> bool:
 
 
 def _daemon(pid_file: Path, marker: Path, *, then: str = "") -> str:
-    """A program that leaves a `setsid` grandchild behind (it writes `marker` 1.5 s later), then `then`."""
+    """A program that leaves a `setsid` grandchild behind (it writes `marker` 1.5 s later), then,
+    once the grandchild has written its pid, `then`."""
     return textwrap.dedent(
         f"""\
         import os, sys, time
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:
-                open({str(pid_file)!r}, "w").write(str(os.getpid()))
+                open({str(pid_file)!r} + ".tmp", "w").write(str(os.getpid()))
+                os.replace({str(pid_file)!r} + ".tmp", {str(pid_file)!r})
                 time.sleep(1.5)
                 open({str(marker)!r}, "w").write("still here")
                 os._exit(0)
             os._exit(0)
-        time.sleep(0.3)
+        give_up = time.monotonic() + 10
+        while not os.path.exists({str(pid_file)!r}) and time.monotonic() < give_up:
+            time.sleep(0.01)
         {then}
         """
     )
@@ -57,8 +61,16 @@ def _daemon(pid_file: Path, marker: Path, *, then: str = "") -> str:
 
 def _wait_for(path: Path, seconds: float = 5.0) -> None:
     give_up = time.monotonic() + seconds
-    while not path.exists() and time.monotonic() < give_up:
+    while not _written(path) and time.monotonic() < give_up:
         time.sleep(0.02)
+
+
+def _written(path: Path) -> bool:
+    """The helper creates the file before it writes to it: wait for the content, not the name."""
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def test_a_setsid_helper_outlives_a_group_kill_but_not_a_process_level_run(tmp_path: Path) -> None:
