@@ -25,6 +25,14 @@ class Severity(enum.StrEnum):
     INFO = "info"
 
 
+class FindingSeverity(enum.StrEnum):
+    """What an integrity finding (IN codes) does to a candidate, as the rule table shows it: the words of
+    `core.integrity.findings.Severity`, which the guard's findings carry."""
+
+    REJECT = "reject"
+    FLAG = "flag"
+
+
 @dataclass(frozen=True, order=True)
 class Position:
     line: int

@@ -26,12 +26,19 @@ class UsageError(Exception):
 
 
 def _codes(value: str | None, option: str) -> list[str]:
+    from core.rules.base import DocumentKind
     from core.rules.registry import RULES
 
     codes = [part.strip().upper() for part in (value or "").split(",") if part.strip()]
     for code in codes:
-        if not any(known.startswith(code) for known in RULES):
+        matches = [info for known, info in RULES.items() if known.startswith(code)]
+        if not matches:
             raise UsageError(f"{option}: unknown rule code or prefix {code!r} (see `proctor rule --all`)")
+        if all(DocumentKind.CHANGE in info.kinds for info in matches):
+            raise UsageError(
+                f"{option}: {code!r} names integrity rules, which `proctor guard` reports on a candidate's "
+                "change, not `proctor check`"
+            )
     return codes
 
 

@@ -1,25 +1,21 @@
-"""Integrity findings (SPEC §4.2): IN001–IN010 reject a candidate, IN011 only flags it for a reviewer."""
+"""Integrity findings (SPEC §4.2): IN001–IN010 reject a candidate, IN011 only flags it for a reviewer.
+
+Each code is a rule of `core/integrity/checks/` (its name, title and doc); the guard builds the findings.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
+from core.diagnostics import rule_url
+from core.integrity.checks import TITLES as CHECK_TITLES
+
+# `core.diagnostics.FindingSeverity` shows the same words in the rule table.
 Severity = Literal["reject", "flag"]
 
-TITLES = {
-    "IN001": "protected file changed",
-    "IN002": "protected file deleted",
-    "IN003": "protected path changed type, or a symlink in or into the suite",
-    "IN004": "protected file's executable bit changed",
-    "IN005": "new source file in the suite",
-    "IN006": "stale result.json in the baseline suite",
-    "IN007": "interpreter hook on the evaluator's sys.path",
-    "IN008": "git-level attack on protected paths",
-    "IN009": "suite changed during the evaluation run",
-    "IN010": "protected input modified, deleted or extended",
-    "IN011": "candidate code patches scoring at run time",
-}
+# Reports print these beside a finding's code; each IN module declares its own (one source).
+TITLES = CHECK_TITLES
 
 
 @dataclass(frozen=True)
@@ -28,6 +24,11 @@ class Finding:
     severity: Severity
     path: str
     detail: str
+
+    @property
+    def url(self) -> str:
+        """The finding's rule doc (docs/rules.md), as for a diagnostic."""
+        return rule_url(self.code)
 
     def to_json(self) -> dict[str, str]:
         return {"code": self.code, "severity": self.severity, "path": self.path, "detail": self.detail}

@@ -68,12 +68,12 @@ class GuardReport:
     findings: tuple[Finding, ...]
 
     def to_json(self) -> dict[str, object]:
-        """SPEC §6 `guard --format json`, schema 1."""
+        """SPEC §6 `guard --format json`, schema 1; each finding also carries its rule doc's `url`."""
         return {
             "schema": 1,
             "verdict": self.verdict,
             "evaluator_id": self.evaluator_id,
-            "findings": [finding.to_json() for finding in self.findings],
+            "findings": [{**finding.to_json(), "url": finding.url} for finding in self.findings],
         }
 
 

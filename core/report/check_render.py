@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from core import __version__
-from core.diagnostics import Applicability, Diagnostic, Range, Severity, rule_url
+from core.diagnostics import Applicability, Diagnostic, FindingSeverity, Range, Severity, rule_url
 from core.rules.base import RuleInfo
 
 __all__ = [
@@ -26,7 +26,13 @@ __all__ = [
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/proctor-dev/proctor"
-_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_SARIF_LEVEL: dict[Severity | FindingSeverity, str] = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "note",
+    FindingSeverity.REJECT: "error",  # the integrity rules, listed with the others; `proctor guard` reports them
+    FindingSeverity.FLAG: "warning",
+}
 _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 

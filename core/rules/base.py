@@ -3,7 +3,8 @@
 A rule module exposes `CODE`, `NAME`, `SEVERITY`, a docstring with the headings `## What it does`,
 `## Why is this bad?`, `## Example`, `Use instead:` (and `## Fix safety` when it has a fix), `FIX_TITLE`
 (None when the rule has no autofix), `FIX_SAFETY` (`Applicability.SAFE` or `.UNSAFE`, with a fix) and
-`check(ctx) -> Iterator[Diagnostic]`, where `ctx` is its family's per-document context.
+`check(ctx) -> Iterator[Diagnostic]`, where `ctx` is its family's per-document context. The integrity
+rules (`core/integrity/checks/`, kind `CHANGE`) carry only their identity and doc here: the guard decides.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.config import Config
-from core.diagnostics import Applicability, Severity
+from core.diagnostics import Applicability, FindingSeverity, Severity
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -26,13 +27,14 @@ class DocumentKind(enum.StrEnum):
     SUITE_PYTHON = "suite-python"  # any other .py under the suite
     BRIEF = "brief"
     CONFIG = "config"
+    CHANGE = "change"  # a candidate's change against its baseline: the integrity rules (IN), the guard's
 
 
 @dataclass(frozen=True)
 class RuleInfo:
     code: str
     name: str
-    severity: Severity
+    severity: Severity | FindingSeverity
     doc: str
     fix_title: str | None
     kinds: frozenset[DocumentKind]

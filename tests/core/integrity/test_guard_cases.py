@@ -115,6 +115,7 @@ def test_guard_json_shape(built: dict[str, Built]) -> None:
             "severity": "reject",
             "path": "kapso_evaluation/metrics.py",
             "detail": "the executable bit was set on a protected file",
+            "url": "https://github.com/proctor-dev/proctor/blob/main/docs/rules.md#in004",
         }
     ]
 

@@ -1,0 +1,47 @@
+"""## What it does
+Flags, without rejecting, candidate code that patches scoring at run time: assignments or `setattr` (also
+`mock.patch`) to attributes of modules the evaluator scores with (`sklearn.metrics`, `numpy`, the
+evaluator's own modules), replacing `builtins.print` or `sys.stdout`, and `sys.modules[...] =`
+assignments. It also flags start-up hooks (`sitecustomize.py`, `*.pth`, `conftest.py`) where they cannot
+reach the evaluator.
+
+## Why is this bad?
+Whether a patch reaches the evaluator depends on what imports what at run time, which a static guard
+cannot always decide. If it does, `sklearn.metrics.roc_auc_score` returns what the candidate wants and the
+score is invented. It is reported so a reviewer looks, not rejected, because honest code sometimes
+configures these modules.
+
+## Example
+```python
+import sklearn.metrics
+
+sklearn.metrics.roc_auc_score = lambda y_true, y_score: 0.99
+```
+
+Use instead:
+```python
+from sklearn.metrics import roc_auc_score
+
+
+def validation_auc(model, x, y):
+    return roc_auc_score(y, model.predict_proba(x)[:, 1])
+```
+Call the scoring functions; do not assign to them.
+
+## What a reviewer should do
+The candidate is scored and may win; read the flagged line (the detail names it) before you trust or
+deliver it. If the patch can run inside the evaluator, treat the score as invalid and reject the candidate
+by hand.
+
+## References
+- README "Integrity: fingerprints, guard, registry" (cases `patch-metrics`, `unreachable-hook`)
+"""
+
+from __future__ import annotations
+
+from core.diagnostics import FindingSeverity
+
+CODE = "IN011"
+NAME = "runtime-scoring-patch"
+SEVERITY = FindingSeverity.FLAG
+TITLE = "candidate code patches scoring at run time"
