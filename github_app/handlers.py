@@ -10,7 +10,7 @@ from core.integrity.git import is_object_id
 from core.treewalk import remove_tree
 from github_app import hygiene, text
 from github_app.port import PullRequestRef
-from github_app.pr_job import score_pull_request
+from github_app.pr_job import fetch_pull_request, score_pull_request
 from github_app.router import Router
 from github_app.webhook import Event
 
@@ -104,17 +104,8 @@ def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: 
     from core.campaign.single import prepare_baseline
     from core.integrity.materialize import materialize
     from github_app import registry
-    from github_app.fetch import fetch_commits
 
-    mirror = fetch_commits(
-        ctx.data_dir,
-        pr.repo,
-        pr.clone_url,
-        ctx.gh.token(),
-        [pr.base_sha, pr.head_sha],
-        pull=pr.number,
-        head_url=pr.head_clone_url,
-    )
+    mirror = fetch_pull_request(pr, ctx)
     work = ctx.data_dir / "work" / f"accept-{ctx.job_id}"
     remove_tree(work)
     try:

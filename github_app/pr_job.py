@@ -140,10 +140,9 @@ def _superseded(pr: PullRequestRef, ctx: JobContext) -> Posted | None:
     )
 
 
-def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Posted:
-    from core.campaign.single import prepare_baseline
-
-    mirror = fetch_commits(
+def fetch_pull_request(pr: PullRequestRef, ctx: JobContext) -> Path:
+    """The app's mirror of the repository, holding the PR's base and head commits (a fork's too)."""
+    return fetch_commits(
         ctx.data_dir,
         pr.repo,
         pr.clone_url,
@@ -152,6 +151,12 @@ def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Po
         pull=pr.number,
         head_url=pr.head_clone_url,
     )
+
+
+def _measure(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int) -> Posted:
+    from core.campaign.single import prepare_baseline
+
+    mirror = fetch_pull_request(pr, ctx)
     work_root = ctx.data_dir / "work" / f"job-{ctx.job_id}"
     remove_tree(work_root)
     work_root.mkdir(parents=True)
