@@ -78,22 +78,6 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _key_pair() -> tuple[str, str]:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
-    public = (
-        key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-    return private, public
-
-
 def serve_github(public_key: str, root: str, conn: Connection) -> None:
     """The fake GitHub in its own process; answers "comments" with every comment body it received."""
     from tests.fakes.github_server import FakeGitHub
@@ -231,7 +215,9 @@ def main() -> int:
     parser.add_argument("--burst-rate", type=float, default=250)
     parser.add_argument("--burst-seconds", type=float, default=10)
     args = parser.parse_args()
-    private, public = _key_pair()
+    from tests.fakes.github_server import app_key_pair
+
+    private, public = app_key_pair()
     failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix="webhook-load-") as raw:
         tmp = Path(raw)

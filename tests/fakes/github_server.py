@@ -252,6 +252,23 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def app_key_pair() -> tuple[str, str]:
+    """A fresh RSA key pair (private PEM, public PEM): the app signs its JWTs, this fake verifies them."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    return private, public
+
+
 class _Refused(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)

@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.testclient import TestClient
 
 from github_app.app import App
 from github_app.settings import load_settings
 from github_app.webhook import signature
 from tests.core.campaign.conftest import Workspace, build_workspace, git
-from tests.fakes.github_server import FakeGitHub
+from tests.fakes.github_server import FakeGitHub, app_key_pair
 
 SECRET = "test-webhook-secret"
 APP_ID = 4242
@@ -31,16 +29,7 @@ WEBHOOKS = Path(__file__).parents[1] / "fakes" / "github_webhooks"
 
 @pytest.fixture(scope="session")
 def app_key() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
-    public = (
-        key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-    return private, public
+    return app_key_pair()
 
 
 def example(name: str) -> dict[str, Any]:
