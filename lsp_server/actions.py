@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from core.diagnostics import Diagnostic, Fix, Range, TextEdit
+from core.diagnostics import Applicability, Diagnostic, Fix, Range, TextEdit
 from core.fixes import select_fixes
 from core.lint import NOQA
 
@@ -58,14 +58,19 @@ def noqa_edit(relpath: str, lines: Sequence[str], line: int, code: str, *, markd
 
 
 def fix_all_edits(diagnostics: Iterable[Diagnostic], relpath: str, text: str) -> list[TextEdit]:
-    """Every autofix of this document that `core.fixes` can apply together (first come, no overlaps).
+    """Every safe autofix of this document that `core.fixes` can apply together (first come, no overlaps).
 
-    Fixes that delete files or touch other files are left to their own quick fix: fix-all runs on save.
+    Fix-all runs on save, so it applies what `proctor check --fix` applies: the safe fixes only. Unsafe
+    fixes (the brief's placeholders, `strict=True`), and fixes that delete files or touch other files, are
+    offered as their own quick fix for the user to pick.
     """
     own = [
         d
         for d in diagnostics
-        if d.fix is not None and not d.fix.delete_paths and all(e.path == relpath for e in d.fix.edits)
+        if d.fix is not None
+        and d.fix.applicability is Applicability.SAFE
+        and not d.fix.delete_paths
+        and all(e.path == relpath for e in d.fix.edits)
     ]
     return [edit for d in select_fixes(own, {relpath: text}) if d.fix is not None for edit in d.fix.edits]
 

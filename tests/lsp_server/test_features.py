@@ -106,13 +106,26 @@ async def test_quick_fixes_disable_and_fix_all(client: LanguageClient, workspace
         .endswith("<!-- proctor: noqa: BR004, BR003 -->")
     )
 
+    # Fix-all applies what `proctor check --fix` applies: safe fixes only. The brief's templates are unsafe
+    # (placeholders the author must fill), so each is offered as its own quick fix and fix-all leaves it.
+    line_actions = await actions(client, uri, 3)
+    offered = {a.title for a in line_actions if a.kind == types.CodeActionKind.QuickFix}
+    assert {"Append a `<split: ...>` blank to fill in", "Append a print format"} <= offered
+    template = next(a for a in line_actions if a.title == "Append a print format")
+    assert apply(silenced, edits_for(template, uri)) != silenced
+    assert await actions(client, uri, 0, only=["source.fixAll.proctor"]) == []
+
+    # A safe fix (BR010, invisible characters) is applied by fix-all; the unsafe templates still are not.
+    hidden = silenced.replace("Predict churn.", "Predict\u200b churn.")
+    change_doc(client, uri, 3, replace_all(hidden))
+    assert "BR010" in codes(await pushed(client, uri, version=3))
     fix_all = await actions(client, uri, 0, only=["source.fixAll.proctor"])
     assert [a.kind for a in fix_all] == ["source.fixAll.proctor"]
-    repaired = apply(silenced, edits_for(fix_all[0], uri))
-    change_doc(client, uri, 3, replace_all(repaired))
-    remaining = codes(await pushed(client, uri, version=3))
-    # BR006 is resolved; the split and the direction are blanks for the author to fill (they still fail)
-    assert "BR006" not in remaining and "<split:" in repaired and "<direction:" in repaired, repaired
+    repaired = apply(hidden, edits_for(fix_all[0], uri))
+    assert repaired == silenced, repaired
+    change_doc(client, uri, 4, replace_all(repaired))
+    remaining = codes(await pushed(client, uri, version=4))
+    assert "BR010" not in remaining and {"BR003", "BR005", "BR006"} <= set(remaining), remaining
     no_error_messages(client)
 
 

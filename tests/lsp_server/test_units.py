@@ -107,6 +107,29 @@ def test_fix_all_takes_non_overlapping_fixes_in_order() -> None:
     assert [e.new_text for e in edits] == [" on data", ", 80/20"]
 
 
+def test_fix_all_leaves_unsafe_fixes_to_their_own_quick_fix() -> None:
+    from core.diagnostics import Applicability, Diagnostic, Fix, Severity
+
+    safe = TextEdit("f.py", Range.of(0, 0, 0, 0), "import random\n")
+    unsafe = TextEdit("f.py", Range.of(1, 11, 1, 11), ", strict=True")
+    diagnostics = [
+        Diagnostic(
+            "EV019",
+            "truncating-zip",
+            Severity.ERROR,
+            "f.py",
+            unsafe.range,
+            "m",
+            Fix("Add `strict=True`", (unsafe,), applicability=Applicability.UNSAFE),
+        ),
+        Diagnostic(
+            "EV009", "unseeded-randomness", Severity.ERROR, "f.py", safe.range, "m", Fix("Seed", (safe,))
+        ),
+    ]
+    edits = actions.fix_all_edits(diagnostics, "f.py", "x = 1\nfor a in zip(p, q): pass\n")
+    assert [e.new_text for e in edits] == ["import random\n"]
+
+
 def test_settings_accept_client_shapes_and_report_bad_values() -> None:
     settings, problems = parse_settings(
         {"proctor": {"select": "EV, BR", "debounceMs": 0, "interpreter": ["py"]}}
