@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import ConfigError, ProctorError
+from core.errors import ConfigError, InterpreterError
 from core.sandbox import Interpreter
 
 PROCTOR = "proctor"
@@ -47,10 +47,6 @@ print(json.dumps({
     "dists": dists,
 }))
 """
-
-
-class InterpreterError(ProctorError):
-    """The configured or found interpreter cannot be used."""
 
 
 @dataclass(frozen=True)

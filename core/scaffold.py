@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from core.atomic import atomic_write_text
 from core.brief import Protocol, metric_key, parse_brief
 from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, evaluator_entry
-from core.errors import ProctorError, WorkspaceError
+from core.errors import IncompleteProtocol, ProctorError, WorkspaceError
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "evaluate.py.tmpl"
 DEFAULT_ENTRY_POINT = "solution/predict.py"
@@ -35,14 +35,6 @@ SUPPORTED_METRICS = {
     "logloss": "log_loss",
     "cross_entropy": "log_loss",
 }
-
-
-class IncompleteProtocol(ProctorError):
-    """The brief does not state what the evaluator needs; `missing` names the fields (BR00x)."""
-
-    def __init__(self, brief: str, missing: list[str]) -> None:
-        super().__init__(f"{brief}: the Measured by protocol does not state: {', '.join(missing)}")
-        self.missing = missing
 
 
 @dataclass(frozen=True)

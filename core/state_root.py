@@ -11,14 +11,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from core.errors import ProctorError
+from core.errors import StateDirError
 
 ENV = "PROCTOR_STATE_DIR"
 DEFAULT_DIR = ".proctor"
-
-
-class StateDirError(ProctorError):
-    """The state directory cannot be written."""
 
 
 def proctor_dir(repo: Path) -> Path:

@@ -14,18 +14,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from core import secrets
-from core.errors import ProctorError
+from core.errors import SettingsError
 
 DEFAULT_API = "https://api.github.com"
 SECRET_VARIABLES = ("PROCTOR_PRIVATE_KEY", "PROCTOR_WEBHOOK_SECRET", "PROCTOR_DASHBOARD_TOKEN")
-
-
-class SettingsError(ProctorError):
-    """One environment variable is missing or invalid."""
-
-    def __init__(self, variable: str, problem: str) -> None:
-        super().__init__(f"{variable}: {problem}")
-        self.variable = variable
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
+from core.errors import WebhookRejected
 from github_app.queue import JobQueue
 from github_app.router import Router
 from github_app.store import Store
-from github_app.webhook import MAX_BODY_BYTES, WebhookRejected, parse_event
+from github_app.webhook import MAX_BODY_BYTES, parse_event
 
 log = logging.getLogger("proctor.app.web")
 

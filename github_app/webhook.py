@@ -15,20 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import ProctorError
+from core.errors import WebhookRejected
 
 MAX_BODY_BYTES = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB and does not deliver larger ones
 _SIGNATURE = re.compile(r"sha256=([0-9a-fA-F]{64})")
 _TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
-
-
-class WebhookRejected(ProctorError):
-    """A delivery the endpoint refuses; `status` is the HTTP status to answer."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
 
 
 @dataclass(frozen=True)

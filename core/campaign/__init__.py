@@ -10,12 +10,11 @@ from core.campaign.engine import ProgressEvent, load_result, run_campaign
 from core.campaign.external import (
     CandidateNode,
     IterationEvaluationContext,
-    IterationEvaluationError,
     IterationEvaluationResult,
-    IterationEvaluationValidationError,
     IterationEvaluator,
 )
 from core.campaign.model import CampaignResult, CandidateRecord, FindingRecord
+from core.errors import IterationEvaluationError, IterationEvaluationValidationError
 
 __all__ = [
     "CampaignResult",

@@ -804,7 +804,7 @@ class _Scheduler:
                 materialize(s.repo, record.commit, workspace)
             except Exception as exc:  # a tree that cannot be written (git, OS, depth) is this candidate's
                 if s.policy == "raise":
-                    from core.campaign.external import IterationEvaluationError
+                    from core.errors import IterationEvaluationError
 
                     raise IterationEvaluationError(
                         f"iteration evaluator could not run for candidate {record.index} at {record.ref}: {exc}"

@@ -16,19 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from core.errors import CampaignError
+from core.errors import CampaignError, IterationEvaluationError, IterationEvaluationValidationError
 
 FailurePolicy = Literal["record", "raise"]
 DIRECTIONS = frozenset({"maximize", "minimize"})
 RESERVED_METADATA_KEY = "baseline_comparison"
-
-
-class IterationEvaluationError(CampaignError, RuntimeError):
-    """The external evaluator failed under policy `raise`: the candidate was not recorded."""
-
-
-class IterationEvaluationValidationError(IterationEvaluationError):
-    """The external evaluator returned malformed metrics, directions or metadata."""
 
 
 @dataclass(frozen=True)

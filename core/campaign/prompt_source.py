@@ -263,7 +263,7 @@ def task_schema() -> dict[str, Any]:
 
 def parse_task_output(text: str) -> str:
     """`{"output": "..."}` (structured output) or, from endpoints without it, the plain text."""
-    from core.judge.parse import AnswerError
+    from core.errors import AnswerError
 
     stripped = text.strip()
     if stripped.startswith("{"):

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from core.errors import UsageError
+
 if TYPE_CHECKING:
     from core.check import CheckResult
 
@@ -19,10 +21,6 @@ CHECK_FORMATS = ("text", "json", "sarif", "github")
 CHECK_HELP = (
     "Lint evaluators, briefs and config against the contract (exit 0 clean, 1 errors found, 2 usage error)."
 )
-
-
-class UsageError(Exception):
-    """A bad argument: one line on stderr, exit 2."""
 
 
 def _codes(value: str | None, option: str) -> list[str]:

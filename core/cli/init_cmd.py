@@ -23,8 +23,8 @@ def init(
 ) -> None:
     """Write <suite>/evaluate.py from the brief (exit 0, 1 protocol incomplete, 2 error)."""
     from core.config import load_config
-    from core.errors import WorkspaceError
-    from core.scaffold import IncompleteProtocol, scaffold_evaluator
+    from core.errors import IncompleteProtocol, WorkspaceError
+    from core.scaffold import scaffold_evaluator
 
     if not workspace.is_dir():
         raise WorkspaceError(f"{workspace}: no such workspace directory")

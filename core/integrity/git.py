@@ -20,6 +20,7 @@ from typing import IO, NoReturn, TypeVar
 
 from core.errors import GitError
 
+NO_GIT = "git is not installed (Proctor needs it to read commits)"
 HARDENING = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 
 
@@ -58,16 +59,27 @@ def _explain(repo: Path, args: tuple[str, ...], stderr: bytes) -> str:
     return f"git {args[0] if args else ''} failed in {repo}: {detail or 'no message'}"
 
 
+def _failed(
+    repo: Path, args: tuple[str, ...], argv: list[str], returncode: int | None, stderr: bytes
+) -> GitError:
+    """The GitError of a git process that failed: its explanation, and what ran and what it said."""
+    return GitError(
+        _explain(repo, args, stderr),
+        argv=argv,
+        returncode=returncode,
+        stderr=stderr.decode("utf-8", "replace"),
+    )
+
+
 def run_git_bytes(repo: Path, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
     """Run one hardened git command; stdout as bytes (for -z listings and object contents)."""
+    argv = git_argv(repo, args)
     try:
-        proc = subprocess.run(
-            git_argv(repo, args), input=input, capture_output=True, env=git_env(), check=False
-        )
+        proc = subprocess.run(argv, input=input, capture_output=True, env=git_env(), check=False)
     except FileNotFoundError:
-        raise GitError("git is not installed (Proctor needs it to read commits)") from None
+        raise GitError(NO_GIT, argv=argv) from None
     if check and proc.returncode != 0:
-        raise GitError(_explain(repo, args, proc.stderr))
+        raise _failed(repo, args, argv, proc.returncode, proc.stderr)
     return proc.stdout
 
 
@@ -84,21 +96,22 @@ def _check_ref(repo: Path, ref: str) -> None:
 def resolve_commit(repo: Path, ref: str) -> str:
     """The full sha of the commit `ref` names; a missing ref is one clear GitError naming ref and repo."""
     _check_ref(repo, ref)
+    argv = git_argv(repo, ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
     try:
-        proc = subprocess.run(
-            git_argv(repo, ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")),
-            capture_output=True,
-            env=git_env(),
-            check=False,
-        )
+        proc = subprocess.run(argv, capture_output=True, env=git_env(), check=False)
     except FileNotFoundError:
-        raise GitError("git is not installed (Proctor needs it to read commits)") from None
+        raise GitError(NO_GIT, argv=argv) from None
     sha = proc.stdout.decode("ascii", "replace").strip()
     if proc.returncode == 0 and sha:
         return sha
     if not Path(repo).is_dir() or b"not a git repository" in proc.stderr:
-        raise GitError(_explain(repo, ("rev-parse",), proc.stderr))
-    raise GitError(f"ref {ref!r} does not exist in {repo}")
+        raise _failed(repo, ("rev-parse",), argv, proc.returncode, proc.stderr)
+    raise GitError(
+        f"ref {ref!r} does not exist in {repo}",
+        argv=argv,
+        returncode=proc.returncode,
+        stderr=proc.stderr.decode("utf-8", "replace"),
+    )
 
 
 @dataclass(frozen=True)
@@ -155,7 +168,10 @@ def iter_blobs(repo: Path, oids: list[str]) -> Iterator[tuple[str, bytes]]:
         for oid in oids:
             header = proc.stdout.readline().decode("ascii", "replace").split()
             if len(header) != 3 or not header[2].isdigit():
-                raise GitError(f"git cat-file failed in {repo}: object {oid} is missing")
+                raise GitError(
+                    f"git cat-file failed in {repo}: object {oid} is missing",
+                    argv=git_argv(repo, ("cat-file", "--batch")),
+                )
             size = int(header[2])
             data = proc.stdout.read(size)
             proc.stdout.read(1)
@@ -290,7 +306,7 @@ class ObjectStore:
             )
         except FileNotFoundError:
             errors.close()
-            raise GitError("git is not installed (Proctor needs it to read commits)") from None
+            raise GitError(NO_GIT, argv=git_argv(Path(self.repo), ("cat-file", mode))) from None
         self._procs[mode], self._errors[mode] = proc, errors
         return proc
 
@@ -313,7 +329,10 @@ class ObjectStore:
 
     def _fail(self, mode: str) -> NoReturn:
         """The process died during a request (not a repository, a corrupt object store): one GitError."""
-        raise GitError(_explain(Path(self.repo), ("cat-file",), self._stop(mode)))
+        proc = self._procs.get(mode)
+        returncode = proc.poll() if proc is not None else None
+        argv = git_argv(Path(self.repo), ("cat-file", mode))
+        raise _failed(Path(self.repo), ("cat-file",), argv, returncode, self._stop(mode))
 
     def _exchange(self, mode: str, specs: list[str], read_one: Callable[[IO[bytes]], _T]) -> list[_T]:
         for spec in specs:
@@ -377,7 +396,10 @@ class ObjectStore:
         result = {}
         for oid, (info, data) in zip(unique, self.objects(unique), strict=True):
             if info.oid is None:
-                raise GitError(f"git cat-file failed in {self.repo}: object {oid} is missing")
+                raise GitError(
+                    f"git cat-file failed in {self.repo}: object {oid} is missing",
+                    argv=git_argv(Path(self.repo), ("cat-file", "--batch")),
+                )
             result[oid] = data
         return result
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from core import secrets
-from core.errors import JudgeError
+from core.errors import JudgeError, TransientFailure
 from core.judge.cache import DEFAULT_CACHE_PATH
 from core.judge.metrics import METRICS
 from core.judge.prompts import Scale, parse_criteria, parse_scale
@@ -132,10 +132,6 @@ class ChatAnswer:
     prompt_tokens: int | None
     completion_tokens: int | None
     problem: str | None = None
-
-
-class TransientFailure(Exception):
-    """The endpoint kept failing (429, 5xx, timeouts) after the SDK's retries; the call may succeed later."""
 
 
 @dataclass

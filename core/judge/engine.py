@@ -13,11 +13,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from core.errors import JudgeError
+from core.errors import AnswerError, JudgeError, TransientFailure
 from core.judge.cache import CachedAnswer, JudgeCache, cache_key
-from core.judge.client import ChatClient, JudgeSettings, TransientFailure, sampling_params
+from core.judge.client import ChatClient, JudgeSettings, sampling_params
 from core.judge.cost import Budget, Price, price_for, worst_case_prompt_tokens
-from core.judge.parse import AnswerError
 from core.judge.prompts import Message, repair_messages
 
 T = TypeVar("T")

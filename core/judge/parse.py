@@ -13,11 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import AnswerError
 from core.judge.prompts import Scale
-
-
-class AnswerError(ValueError):
-    """The answer is not a usable verdict; the message says why (it is shown to the model on the retry)."""
 
 
 @dataclass(frozen=True)

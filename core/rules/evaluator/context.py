@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import Protocol, TypeVar, overload
 
 from core.diagnostics import Diagnostic, Fix, Position, Range, TextEdit, byte_col_to_char
+from core.errors import ForeignNodeError
 from core.lines import LINE_BREAK, split_lines
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator.analysis.ast_utils import children
@@ -1010,10 +1011,6 @@ def _record_whole_file_lookups(view: ChunkView | DocumentView) -> None:
     view.top_aliases = _Recorded(view, "top_alias", "top_aliases")
     view.name_loads = _Recorded(view, "name_loads", "name_loads")
     view.attribute_loads = _Recorded(view, "attribute_loads", "attribute_loads")
-
-
-class ForeignNodeError(RuntimeError):
-    """A per-chunk rule asked for the position of a node in another chunk (a bug in the rule split)."""
 
 
 class ChunkView(EvaluatorContext):
