@@ -24,7 +24,8 @@ def _exception_classes() -> list[tuple[str, str]]:
             tree = ast.parse(path.read_text("utf-8"))
             for node in ast.walk(tree):
                 if isinstance(node, ast.ClassDef) and any(
-                    ast.unparse(base).endswith(("Exception", "Error")) or ast.unparse(base) in _public_errors()
+                    ast.unparse(base).endswith(("Exception", "Error"))
+                    or ast.unparse(base) in _public_errors()
                     for base in node.bases
                 ):
                     found.append((path.relative_to(ROOT).as_posix(), node.name))
