@@ -19,7 +19,7 @@ from github import Auth, Github, GithubIntegration, GithubRetry, UnknownObjectEx
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 
-from github_app.port import PullRequestRef
+from github_app.port import PullInfo, PullRequestRef
 
 TOKEN_MARGIN_S = 300.0  # refresh an installation token this long before GitHub says it expires
 _MAX_COMMENT_PAGES = 20
@@ -141,8 +141,11 @@ class PyGithubPort:
         summary: str | None = None,
         text: str | None = None,
         annotations: Sequence[Mapping[str, Any]] = (),
+        actions: Sequence[Mapping[str, str]] = (),
     ) -> None:
         body: dict[str, Any] = {}
+        if actions:
+            body["actions"] = [dict(a) for a in actions]
         if status is not None:
             body["status"] = status
             if status == "in_progress":
@@ -188,6 +191,30 @@ class PyGithubPort:
     def get_pull(self, repo: str, number: int) -> PullRequestRef:
         pull = self._call("GET", f"/repos/{repo}/pulls/{number}")
         return PullRequestRef.from_pull(pull, pull["base"]["repo"])
+
+    def list_pulls(self, repo: str, *, head_branch: str) -> list[PullInfo]:
+        owner = repo.split("/", 1)[0]
+        head = quote(f"{owner}:{head_branch}", safe="")
+        found: list[PullInfo] = []
+        for page in range(1, _MAX_COMMENT_PAGES + 1):
+            _headers, data = self._github().requester.requestJsonAndCheck(
+                "GET", f"/repos/{repo}/pulls?state=all&head={head}&per_page=100&page={page}"
+            )
+            batch = data if isinstance(data, list) else []
+            found.extend(PullInfo.from_json(p) for p in batch if isinstance(p, dict))
+            if len(batch) < 100:
+                break
+        return [p for p in found if p.head_ref == head_branch]
+
+    def create_pull(self, repo: str, *, title: str, head: str, base: str, body: str) -> int:
+        data = {"title": title, "head": head, "base": base, "body": body}
+        return int(self._call("POST", f"/repos/{repo}/pulls", data)["number"])
+
+    def update_pull(self, repo: str, number: int, *, title: str, body: str) -> None:
+        self._call("PATCH", f"/repos/{repo}/pulls/{number}", {"title": title, "body": body})
+
+    def add_reaction(self, repo: str, comment_id: int, content: str) -> None:
+        self._call("POST", f"/repos/{repo}/issues/comments/{comment_id}/reactions", {"content": content})
 
 
 def _now() -> str:

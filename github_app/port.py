@@ -22,6 +22,7 @@ class PullRequestRef:
     head_repo: str  # "owner/name" of the head repository (differs for a fork)
     clone_url: str  # the base repository's clone URL
     head_clone_url: str
+    head_ref: str = ""  # the PR's branch name (where a delivery PR goes)
 
     @property
     def is_fork(self) -> bool:
@@ -39,6 +40,33 @@ class PullRequestRef:
             head_repo=str(head_repo.get("full_name") or ""),
             clone_url=str(repository.get("clone_url") or ""),
             head_clone_url=str(head_repo.get("clone_url") or repository.get("clone_url") or ""),
+            head_ref=str(head.get("ref") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    """One pull request as a delivery sees it: is it open, was it merged, which commit does it hold."""
+
+    number: int
+    state: str  # "open" | "closed"
+    merged: bool
+    head_ref: str
+    head_sha: str
+    base_ref: str
+    body: str
+
+    @classmethod
+    def from_json(cls, pull: Mapping[str, Any]) -> PullInfo:
+        head, base = pull.get("head") or {}, pull.get("base") or {}
+        return cls(
+            number=int(pull["number"]),
+            state=str(pull.get("state", "open")),
+            merged=bool(pull.get("merged_at") or pull.get("merged")),
+            head_ref=str(head.get("ref", "")),
+            head_sha=str(head.get("sha", "")),
+            base_ref=str(base.get("ref", "")),
+            body=str(pull.get("body") or ""),
         )
 
 
@@ -75,7 +103,10 @@ class GitHubPort(Protocol):
         summary: str | None = None,
         text: str | None = None,
         annotations: Sequence[Mapping[str, Any]] = (),
-    ) -> None: ...
+        actions: Sequence[Mapping[str, str]] = (),
+    ) -> None:
+        """`actions` are the buttons under the check run (at most 3; identifiers of at most 20 characters)."""
+        ...
 
     def find_comment(self, repo: str, number: int, marker: str) -> int | None:
         """The id of the app's own comment on issue/PR `number` whose body holds `marker`, if any."""
@@ -88,3 +119,15 @@ class GitHubPort(Protocol):
         ...
 
     def get_pull(self, repo: str, number: int) -> PullRequestRef: ...
+
+    def list_pulls(self, repo: str, *, head_branch: str) -> list[PullInfo]:
+        """Every pull request (open and closed) whose head is `head_branch` of `repo` itself."""
+        ...
+
+    def create_pull(self, repo: str, *, title: str, head: str, base: str, body: str) -> int: ...
+
+    def update_pull(self, repo: str, number: int, *, title: str, body: str) -> None: ...
+
+    def add_reaction(self, repo: str, comment_id: int, content: str) -> None:
+        """React to an issue comment (`eyes`, `rocket`, `confused`, ...); reacting twice is harmless."""
+        ...

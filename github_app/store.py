@@ -112,6 +112,59 @@ class AcceptedSuiteRow(_Base):
     version: Mapped[int] = mapped_column(Integer)
 
 
+class CampaignRow(_Base):
+    """A campaign run on a PR (`/proctor campaign`): its check run, its report, and its winner."""
+
+    __tablename__ = "campaigns"
+    campaign_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    repo: Mapped[str] = mapped_column(String(256), index=True)
+    pr_number: Mapped[int] = mapped_column(Integer)
+    job_id: Mapped[int] = mapped_column(Integer, unique=True)
+    head_sha: Mapped[str] = mapped_column(String(64))
+    check_run_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="running")  # running | completed | failed
+    report_path: Mapped[str] = mapped_column(Text, default="")  # report.html, absolute
+    result: Mapped[str] = mapped_column(Text, default="")  # the campaign's JSON (SPEC §5.3 schema)
+    winner_commit: Mapped[str] = mapped_column(String(64), default="")
+    created_at: Mapped[float] = mapped_column(default=0.0)
+
+
+class CommentSectionRow(_Base):
+    """One named section (`pr`, `campaign`) of the app's one comment on a PR."""
+
+    __tablename__ = "comment_sections"
+    repo: Mapped[str] = mapped_column(String(256), primary_key=True)
+    pr_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    body: Mapped[str] = mapped_column(Text)
+
+
+class DeliveryPushRow(_Base):
+    """A commit the app pushed (or was about to push) to a delivery branch: the branch is the app's own
+    while its tip is one of these."""
+
+    __tablename__ = "delivery_pushes"
+    repo: Mapped[str] = mapped_column(String(256), primary_key=True)
+    branch: Mapped[str] = mapped_column(String(256), primary_key=True)
+    sha: Mapped[str] = mapped_column(String(64), primary_key=True)
+    pushed_at: Mapped[float] = mapped_column(default=0.0)
+
+
+@dataclass(frozen=True)
+class Campaign:
+    campaign_id: str
+    repo: str
+    pr_number: int
+    job_id: int
+    head_sha: str
+    check_run_id: int | None
+    status: str
+    report_path: str
+    result: str
+    winner_commit: str
+    created_at: float
+
+
 @dataclass(frozen=True)
 class Job:
     id: int
@@ -402,6 +455,84 @@ class Store:
                 )
             )
             return {row.evaluator_id: row.version for row in rows}
+
+    # -- campaigns on PRs (the dashboard lists them and serves `report_path` at /campaigns/{id})
+
+    def save_campaign(self, campaign_id: str, **values: Any) -> None:
+        """Create the campaign's row (repo, pr_number, job_id, head_sha required then) or update fields."""
+        with self._session() as session:
+            row = session.get(CampaignRow, campaign_id)
+            if row is None:
+                row = CampaignRow(campaign_id=campaign_id, created_at=time.time())
+                session.add(row)
+            for name, value in values.items():
+                setattr(row, name, value)
+
+    def campaign(self, campaign_id: str) -> Campaign | None:
+        with self._session() as session:
+            row = session.get(CampaignRow, campaign_id)
+            return _campaign(row) if row is not None else None
+
+    def campaign_of_job(self, job_id: int) -> Campaign | None:
+        with self._session() as session:
+            row = session.scalars(select(CampaignRow).where(CampaignRow.job_id == job_id)).first()
+            return _campaign(row) if row is not None else None
+
+    def campaigns(
+        self, repo: str | None = None, pr_number: int | None = None, limit: int = 100
+    ) -> list[Campaign]:
+        """Newest first; all of them, one repository's, or one PR's."""
+        query = select(CampaignRow)
+        if repo is not None:
+            query = query.where(CampaignRow.repo == repo)
+        if pr_number is not None:
+            query = query.where(CampaignRow.pr_number == pr_number)
+        with self._session() as session:
+            rows = session.scalars(
+                query.order_by(CampaignRow.created_at.desc(), CampaignRow.job_id.desc()).limit(limit)
+            )
+            return [_campaign(row) for row in rows]
+
+    # -- sections of the one PR comment
+
+    def save_comment_section(self, repo: str, pr_number: int, name: str, body: str) -> None:
+        with self._session() as session:
+            session.merge(CommentSectionRow(repo=repo, pr_number=pr_number, name=name, body=body))
+
+    def comment_sections(self, repo: str, pr_number: int) -> dict[str, str]:
+        with self._session() as session:
+            rows = session.scalars(
+                select(CommentSectionRow).where(
+                    CommentSectionRow.repo == repo, CommentSectionRow.pr_number == pr_number
+                )
+            )
+            return {row.name: row.body for row in rows}
+
+    # -- delivery branches (github_app/delivery.py)
+
+    def record_delivery_push(self, repo: str, branch: str, sha: str) -> None:
+        with self._session() as session:
+            session.merge(DeliveryPushRow(repo=repo, branch=branch, sha=sha, pushed_at=time.time()))
+
+    def pushed_by_app(self, repo: str, branch: str, sha: str) -> bool:
+        with self._session() as session:
+            return session.get(DeliveryPushRow, (repo, branch, sha)) is not None
+
+
+def _campaign(row: CampaignRow) -> Campaign:
+    return Campaign(
+        row.campaign_id,
+        row.repo,
+        row.pr_number,
+        row.job_id,
+        row.head_sha,
+        row.check_run_id,
+        row.status,
+        row.report_path,
+        row.result,
+        row.winner_commit,
+        row.created_at,
+    )
 
 
 def _check_run(row: CheckRunRow) -> CheckRun:

@@ -2,7 +2,9 @@
 
 Serves what the app uses: installation tokens (the app JWT is verified with the App's public key), check
 runs (create, update; annotations appended per request as GitHub does), issue comments (list, create,
-update), pull requests (as the test registers them), and `git http-backend` over local bare repositories
+update) and reactions to them, pull requests (as the test registers them, or created, listed and edited
+through the API as a delivery does: the head branch must exist in the git remote, one open pull request per
+head and base, the head sha follows the branch), and `git http-backend` over local bare repositories
 under `git_root`, which requires the current installation token as Basic `x-access-token:<token>`.
 Request bodies are validated against the schemas vendored from `@octokit/openapi` (github_schemas.json,
 see vendor_github.py), and GitHub's limits answer 422: 50 annotations per request, title 255, summary and
@@ -79,6 +81,7 @@ class FakeGitHub:
         self.check_runs: dict[int, CheckRunState] = {}
         self.comments: dict[int, dict[str, Any]] = {}
         self.pulls: dict[tuple[str, int], dict[str, Any]] = {}
+        self.reactions: list[tuple[str, int, str]] = []  # (repo, comment id, content)
         self.violations: list[str] = []
         self.git_protocol_v2 = True  # False: an old server that serves only advertised refs (protocol v0)
         self._ids = 1000
@@ -124,6 +127,23 @@ class FakeGitHub:
     def comments_on(self, repo: str, number: int) -> list[dict[str, Any]]:
         with self.lock:
             return [c for c in self.comments.values() if c["_repo"] == repo and c["_number"] == number]
+
+    def pulls_from(self, repo: str, branch: str) -> list[dict[str, Any]]:
+        """Pull requests of `repo` whose head is `branch` (created by the app), oldest first."""
+        with self.lock:
+            return [
+                _fresh_pull(self, p)
+                for (r, _n), p in sorted(self.pulls.items())
+                if r == repo and p["head"].get("ref") == branch
+            ]
+
+    def close_pull(self, repo: str, number: int) -> None:
+        """What a person pressing "Close pull request" (without merging) does."""
+        with self.lock:
+            self.pulls[(repo, number)]["state"] = "closed"
+
+    def branch_sha(self, repo: str, branch: str) -> str | None:
+        return _branch_sha(self, repo, branch)
 
     def next_id(self) -> int:
         with self.lock:
@@ -318,6 +338,10 @@ _ROUTES = [
     ("POST", re.compile(r"^/repos/([^/]+/[^/]+)/issues/(\d+)/comments$"), "create_comment"),
     ("PATCH", re.compile(r"^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$"), "update_comment"),
     ("GET", re.compile(r"^/repos/([^/]+/[^/]+)/pulls/(\d+)$"), "get_pull"),
+    ("GET", re.compile(r"^/repos/([^/]+/[^/]+)/pulls$"), "list_pulls"),
+    ("POST", re.compile(r"^/repos/([^/]+/[^/]+)/pulls$"), "create_pull"),
+    ("PATCH", re.compile(r"^/repos/([^/]+/[^/]+)/pulls/(\d+)$"), "update_pull"),
+    ("POST", re.compile(r"^/repos/([^/]+/[^/]+)/issues/comments/(\d+)/reactions$"), "create_reaction"),
     ("GET", re.compile(r"^/repos/([^/]+/[^/]+)/commits/([0-9a-f]{40})/check-runs$"), "list_runs"),
 ]
 
@@ -448,7 +472,103 @@ def _get_pull(fake: FakeGitHub, repo: str, number: str, _d: Any, _q: str) -> tup
     pull = fake.pulls.get((repo, int(number)))
     if pull is None:
         raise _Refused(404, "Not Found")
-    return 200, pull
+    return 200, _fresh_pull(fake, pull)
+
+
+def _branch_sha(fake: FakeGitHub, repo: str, branch: str) -> str | None:
+    proc = subprocess.run(
+        [
+            "git",
+            f"--git-dir={fake.git_root / repo}.git",
+            "rev-parse",
+            "--verify",
+            "-q",
+            f"refs/heads/{branch}",
+        ],
+        capture_output=True,
+        check=False,
+    )
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def _fresh_pull(fake: FakeGitHub, pull: dict[str, Any]) -> dict[str, Any]:
+    """An open pull request's head sha is its branch's (GitHub follows pushes); a closed one's stays."""
+    if pull.get("state") == "open" and pull.get("_api"):
+        sha = _branch_sha(fake, pull["base"]["repo"]["full_name"], pull["head"]["ref"])
+        if sha:
+            pull["head"]["sha"] = sha
+    return {k: v for k, v in pull.items() if not k.startswith("_")}
+
+
+def _list_pulls(fake: FakeGitHub, repo: str, _d: Any, query: str) -> tuple[int, Any]:
+    from urllib.parse import parse_qs
+
+    params = {k: v[0] for k, v in parse_qs(query).items()}
+    state = params.get("state", "open")
+    owner, _, branch = params.get("head", ":").partition(":")
+    found = [
+        _fresh_pull(fake, p)
+        for (r, _n), p in sorted(fake.pulls.items())
+        if r == repo
+        and (state == "all" or p.get("state", "open") == state)
+        and (not branch or (p["head"].get("ref") == branch and repo.split("/")[0] == owner))
+    ]
+    per_page, page = int(params.get("per_page", 30)), int(params.get("page", 1))
+    return 200, found[(page - 1) * per_page : page * per_page]
+
+
+def _create_pull(fake: FakeGitHub, repo: str, data: dict[str, Any], _q: str) -> tuple[int, Any]:
+    _validate("POST /repos/{owner}/{repo}/pulls", data)
+    head, base = str(data["head"]).split(":")[-1], str(data["base"])
+    head_sha, base_sha = _branch_sha(fake, repo, head), _branch_sha(fake, repo, base)
+    if head_sha is None or base_sha is None:
+        raise _Refused(422, f"Validation Failed: head {head!r} or base {base!r} is not a branch")
+    for (r, _n), p in fake.pulls.items():
+        if (
+            r == repo
+            and p.get("state") == "open"
+            and p["head"].get("ref") == head
+            and p["base"].get("ref") == base
+        ):
+            raise _Refused(
+                422, f"Validation Failed: A pull request already exists for {repo.split('/')[0]}:{head}."
+            )
+    number = max([n for (r, n) in fake.pulls if r == repo] + [99]) + 1
+    repository = {"full_name": repo, "clone_url": fake.clone_url(repo)}
+    pull = {
+        "number": number,
+        "state": "open",
+        "title": data.get("title", ""),
+        "body": data.get("body", ""),
+        "merged_at": None,
+        "head": {"ref": head, "sha": head_sha, "repo": repository},
+        "base": {"ref": base, "sha": base_sha, "repo": repository},
+        "html_url": f"{fake.url}/{repo}/pull/{number}",
+        "_api": True,
+        "_edits": 0,
+    }
+    fake.pulls[(repo, number)] = pull
+    return 201, _fresh_pull(fake, pull)
+
+
+def _update_pull(fake: FakeGitHub, repo: str, number: str, data: dict[str, Any], _q: str) -> tuple[int, Any]:
+    _validate("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", data)
+    pull = fake.pulls.get((repo, int(number)))
+    if pull is None:
+        raise _Refused(404, "Not Found")
+    for key in ("title", "body", "state"):
+        if key in data:
+            pull[key] = data[key]
+    pull["_edits"] = int(pull.get("_edits", 0)) + 1
+    return 200, _fresh_pull(fake, pull)
+
+
+def _create_reaction(
+    fake: FakeGitHub, repo: str, comment_id: str, data: dict[str, Any], _q: str
+) -> tuple[int, Any]:
+    _validate("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", data)
+    fake.reactions.append((repo, int(comment_id), str(data["content"])))
+    return 201, {"id": fake.next_id(), "content": data["content"]}
 
 
 def _list_runs(fake: FakeGitHub, repo: str, sha: str, _d: Any, query: str) -> tuple[int, Any]:

@@ -23,6 +23,9 @@ ENDPOINTS = (
     ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
     ("POST", "/app/installations/{installation_id}/access_tokens"),
+    ("POST", "/repos/{owner}/{repo}/pulls"),
+    ("PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}"),
+    ("POST", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"),
 )
 # (event, action, file name): the first example of that action that carries an installation
 EXAMPLES = (
@@ -30,6 +33,7 @@ EXAMPLES = (
     ("pull_request", "synchronize", "pull_request.synchronize.json"),
     ("issue_comment", "created", "issue_comment.created.json"),
     ("check_run", "rerequested", "check_run.rerequested.json"),
+    ("check_run", "requested_action", "check_run.requested_action.json"),
     ("ping", None, "ping.json"),
 )
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from github_app.port import PullRequestRef
+from github_app.port import PullInfo, PullRequestRef
 
 
 @dataclass
@@ -15,6 +15,8 @@ class FakeGH:
     writes: list[tuple[Any, ...]] = field(default_factory=list)
     patches: list[dict[str, Any]] = field(default_factory=list)
     comments: dict[int, str] = field(default_factory=dict)
+    pull_list: list[PullInfo] = field(default_factory=list)
+    reactions: list[tuple[int, str]] = field(default_factory=list)
     _next: int = 100
 
     def token(self) -> str:
@@ -49,6 +51,7 @@ class FakeGH:
         summary: str | None = None,
         text: str | None = None,
         annotations: Sequence[Mapping[str, Any]] = (),
+        actions: Sequence[Mapping[str, str]] = (),
     ) -> None:
         self.writes.append(("update_check_run", check_run_id, status, conclusion))
         self.patches.append(
@@ -59,6 +62,7 @@ class FakeGH:
                 "title": title,
                 "summary": summary,
                 "annotations": list(annotations),
+                "actions": list(actions),
             }
         )
 
@@ -80,3 +84,19 @@ class FakeGH:
 
     def get_pull(self, repo: str, number: int) -> PullRequestRef:
         return self.pulls[(repo, number)]
+
+    def list_pulls(self, repo: str, *, head_branch: str) -> list[PullInfo]:
+        return [p for p in self.pull_list if p.head_ref == head_branch]
+
+    def create_pull(self, repo: str, *, title: str, head: str, base: str, body: str) -> int:
+        self._next += 1
+        self.pull_list.append(PullInfo(self._next, "open", False, head, "", base, body))
+        self.writes.append(("create_pull", repo, head, base))
+        return self._next
+
+    def update_pull(self, repo: str, number: int, *, title: str, body: str) -> None:
+        self.writes.append(("update_pull", repo, number))
+
+    def add_reaction(self, repo: str, comment_id: int, content: str) -> None:
+        self.reactions.append((comment_id, content))
+        self.writes.append(("add_reaction", repo, comment_id, content))
