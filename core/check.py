@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, evaluator_entry, load_config
+from core.config_view import (
+    CONFIG_FILE,
+    DEFAULTS,
+    PYPROJECT_FILE,
+    ConfigView,
+    evaluator_entry,
+    has_config_file,
+)
 from core.diagnostics import Diagnostic, Related, Severity, TextEdit
 from core.errors import ConfigError, WorkspaceError
 from core.fix_verify import refusal
@@ -50,7 +57,7 @@ class Document:
 @dataclass(frozen=True)
 class CheckResult:
     workspace: Path
-    config: Config
+    config: ConfigView
     config_path: Path | None
     config_error: ConfigError | None
     documents: tuple[Document, ...]
@@ -144,7 +151,7 @@ def _walk(top: Path, skip_dirs: frozenset[str], prune: Path | None = None) -> li
     return found
 
 
-def discover(workspace: Path, config: Config) -> list[tuple[str, DocumentKind]]:
+def discover(workspace: Path, config: ConfigView) -> list[tuple[str, DocumentKind]]:
     """What `proctor check` lints in a workspace: the evaluator entry, every .py under the suite, the brief
     and any *.brief.md, proctor.toml, and pyproject.toml when it has [tool.proctor]."""
     found: dict[str, DocumentKind] = {}
@@ -175,7 +182,7 @@ def discover(workspace: Path, config: Config) -> list[tuple[str, DocumentKind]]:
     return sorted(found.items())
 
 
-def _explicit_kind(relpath: str, config: Config) -> DocumentKind:
+def _explicit_kind(relpath: str, config: ConfigView) -> DocumentKind:
     kind = classify(relpath, config)
     if kind is not None:
         return kind
@@ -192,18 +199,23 @@ def _explicit_kind(relpath: str, config: Config) -> DocumentKind:
     )
 
 
-def _load(workspace: Path) -> tuple[Config, Path | None, ConfigError | None]:
+def _load(workspace: Path) -> tuple[ConfigView, Path | None, ConfigError | None]:
+    """The workspace's config; the defaults without importing pydantic when it has no config file."""
+    if not has_config_file(workspace):
+        return DEFAULTS, None, None
+    from core.config import load_config
+
     try:
         loaded = load_config(workspace)
     except ConfigError as exc:
-        return Config(), exc.path, exc
+        return DEFAULTS, exc.path, exc
     return loaded.config, loaded.path, None
 
 
 def check_paths(
     paths: Sequence[Path | str] = (),
     workspace: Path | str | None = None,
-    config: Config | None = None,
+    config: ConfigView | None = None,
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
     *,

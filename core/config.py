@@ -1,7 +1,8 @@
 """Workspace configuration (SPEC §2): `proctor.toml`, or `[tool.proctor]` in `pyproject.toml`.
 
 Every key is optional. Unknown keys, wrong types and TOML syntax errors raise `ConfigError` naming the file,
-line and key; the CF001 rule turns the same error into an editor diagnostic.
+line and key; the CF001 rule turns the same error into an editor diagnostic. What the static rules read lives
+in `core.config_view` (no pydantic), so `proctor check` imports this module only for a config file.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.config_view import CONFIG_FILE as CONFIG_FILE
+from core.config_view import PYPROJECT_FILE as PYPROJECT_FILE
+from core.config_view import evaluator_entry as evaluator_entry
 from core.errors import ConfigError
-
-CONFIG_FILE = "proctor.toml"
-PYPROJECT_FILE = "pyproject.toml"
 
 
 class _Section(BaseModel):
@@ -221,19 +222,3 @@ def _locate(text: str, loc: tuple[str, ...]) -> int:
 
 def dump_defaults() -> dict[str, Any]:
     return Config().model_dump()
-
-
-def evaluator_entry(config: Config) -> str | None:
-    """The workspace-relative evaluator file named by `command` (`python X.py` or `python -m pkg.mod`)."""
-    import shlex
-
-    try:
-        words = shlex.split(config.command)
-    except ValueError:
-        return None
-    for index, word in enumerate(words):
-        if word.endswith(".py"):
-            return Path(word).as_posix().removeprefix("./")
-        if word == "-m" and index + 1 < len(words):
-            return words[index + 1].replace(".", "/") + ".py"
-    return None

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from core.config import Config, evaluator_entry
+from core.config_view import CONFIG_FILE, PYPROJECT_FILE, ConfigView, evaluator_entry
 from core.diagnostics import Applicability, Diagnostic
 from core.lines import split_lines
 from core.rules import brief as brief_rules
@@ -24,7 +24,7 @@ NOQA = re.compile(
 )
 
 
-def classify(relpath: str, config: Config) -> DocumentKind | None:
+def classify(relpath: str, config: ConfigView) -> DocumentKind | None:
     """Which rules apply to the workspace-relative `relpath`, or None when none do."""
     path = PurePosixPath(relpath)
     posix = path.as_posix()
@@ -35,7 +35,7 @@ def classify(relpath: str, config: Config) -> DocumentKind | None:
         return DocumentKind.SUITE_PYTHON
     if posix == PurePosixPath(config.brief).as_posix() or path.name.endswith(".brief.md"):
         return DocumentKind.BRIEF
-    if posix in ("proctor.toml", "pyproject.toml"):
+    if posix in (CONFIG_FILE, PYPROJECT_FILE):
         return DocumentKind.CONFIG
     return None
 

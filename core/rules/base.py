@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.config import Config
+from core.config_view import DEFAULTS, ConfigView
 from core.diagnostics import Applicability, FindingSeverity, Severity
 
 if TYPE_CHECKING:
@@ -63,10 +63,11 @@ class LintContext:
 
     `read_file` reads a workspace-relative file and returns None when it does not exist; the language server
     overlays unsaved editor buffers here so cross-file rules (BR008) see what the user sees. `workspace` is
-    None for a pure text lint (no file-system checks such as BR007 or EV017).
+    None for a pure text lint (no file-system checks such as BR007 or EV017). `config` is a `core.config.Config`
+    when the workspace has a config file, `core.config_view.DEFAULTS` otherwise.
     """
 
-    config: Config = field(default_factory=Config)
+    config: ConfigView = DEFAULTS
     workspace: Path | None = None
     read_file: Callable[[str], str | None] = _no_file
     exists: Callable[[str], bool] | None = None

@@ -16,7 +16,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from core.brief import Brief, Protocol, parse_brief, same_metric, split_lines
-from core.config import evaluator_entry
+from core.config_view import evaluator_entry
 from core.diagnostics import Diagnostic, Fix, Position, Range, Related, Severity, TextEdit
 from core.rules.base import LintContext
 

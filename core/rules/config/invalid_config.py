@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from core.config import validate_config_text
 from core.diagnostics import Diagnostic, Range, Severity
 
 CODE = "CF001"
@@ -34,6 +33,8 @@ FIX_TITLE = None
 
 
 def check(relpath: str, text: str) -> Iterator[Diagnostic]:
+    from core.config import validate_config_text  # pydantic: paid only when there is a config to check
+
     _config, problems = validate_config_text(text, relpath, pyproject=relpath.endswith("pyproject.toml"))
     lines = text.splitlines()
     for exc in problems:
