@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,21 +32,7 @@ PROBE_TIMEOUT_S = 60.0
 _VENV_DIRS = (".venv", "venv")
 
 # Run with -I (no PYTHON* variables, no user site, no cwd on sys.path) so nothing of the workspace is imported.
-_PROBE = r"""
-import json, sys
-try:
-    from importlib import metadata
-    dists = sorted({"%s==%s" % ((d.metadata["Name"] or "?").lower(), d.version) for d in metadata.distributions()})
-except Exception as exc:
-    dists = ["<unreadable: %s>" % type(exc).__name__]
-print(json.dumps({
-    "executable": sys.executable,
-    "version": "%d.%d.%d" % tuple(sys.version_info[:3]),
-    "prefixes": [sys.prefix, sys.base_prefix, sys.exec_prefix, getattr(sys, "base_exec_prefix", sys.exec_prefix)],
-    "path": [p for p in sys.path if p],
-    "dists": dists,
-}))
-"""
+_PROBE_FILE = Path(__file__).resolve().parent / "run" / "python_probe.py"
 
 
 @dataclass(frozen=True)
@@ -158,7 +144,7 @@ def _ask(program: str, cwd: str, env: Mapping[str, str]) -> dict[str, Any]:
     clean = {k: v for k, v in env.items() if not k.startswith("PYTHON")}
     try:
         done = subprocess.run(
-            [program, "-I", "-c", _PROBE],
+            [program, "-I", "-c", _PROBE_FILE.read_text(encoding="utf-8")],
             cwd=cwd,
             env=clean,
             capture_output=True,
@@ -189,13 +175,16 @@ def _from_probe(data: dict[str, Any], source: str, program: str, root: Path | No
     executable = str(data["executable"]) or program
     prefixes = tuple(dict.fromkeys(os.path.realpath(str(p)) for p in data.get("prefixes", []) if p))
     inside = os.path.realpath(root) if root is not None else None
+    # Never a workspace path (an editable install of the project): the candidate's copy is what runs.
+    # sys.path entries are directories; an editable finder's are package directories or module files,
+    # never the checkout around them (under /tmp, a sandbox's private /tmp would hide them otherwise).
+    entries: list[tuple[str, Callable[[str], bool]]] = [(str(p), os.path.isdir) for p in data.get("path", [])]
+    entries += [(str(p), os.path.exists) for p in data.get("editable", [])]
     dirs = []
-    for entry in data.get("path", []):
-        real = os.path.realpath(str(entry))
-        # Never a workspace path (an editable install of the project): the candidate's copy is what runs.
-        if not os.path.isdir(real) or (inside is not None and _within(real, inside)):
-            continue
-        dirs.append(real)
+    for entry, usable in entries:
+        real = os.path.realpath(entry)
+        if usable(real) and not (inside is not None and _within(real, inside)):
+            dirs.append(real)
     dists = [str(d) for d in data.get("dists", [])]
     version = str(data.get("version", "?"))
     identity = hashlib.sha256(json.dumps([version, dists]).encode("utf-8")).hexdigest()

@@ -41,6 +41,7 @@ from typing import Literal
 
 from core.errors import RunnerError
 from core.run.mounts import Mount, MountPlan, namespace_argv
+from core.run.python_probe import editable_paths
 
 __all__ = [
     "READ_ONLY_REASON",
@@ -302,7 +303,9 @@ def proctor_interpreter() -> Interpreter:
         os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
     }
     # Only the prefixes (a bind of one shows its lib/ and site-packages): sys.path may also hold the
-    # directory Proctor was started from, a workspace the candidate must not see. Outermost only.
+    # directory Proctor was started from, a workspace the candidate must not see. An editable install's
+    # package directories (Proctor's own checkout, maybe under /tmp) are bound, never the checkout.
+    paths |= {os.path.realpath(p) for p in editable_paths()}
     outer = sorted(p for p in paths if not any(p.startswith(q + os.sep) for q in paths if q != p))
     return Interpreter(sys.executable, tuple(outer))
 
