@@ -48,8 +48,15 @@ class ProjectPython:
     environment_id: str
 
     def sandbox_interpreter(self) -> Interpreter:
-        """The sandbox's view: the program and every directory it needs, to be bound read-only."""
-        return Interpreter(self.executable, _outermost((*self.prefixes, *self.import_dirs)))
+        """The sandbox's view: the program and every directory it needs, to be bound read-only.
+
+        The program is named through its directory's real path: a `.venv` that is a symlink to a venv
+        elsewhere is not in either sandbox (the workspace is not in C, and under /tmp not in E), the venv
+        it points to is. The program itself stays the venv's `bin/python`, so Python still finds the venv.
+        """
+        folder, name = os.path.split(self.executable)
+        program = os.path.join(os.path.realpath(folder), name)
+        return Interpreter(program, _outermost((*self.prefixes, *self.import_dirs)))
 
     def describe(self) -> str:
         return f"{self.executable} (Python {self.version}, {self.source}; environment {self.environment_id[:12]})"

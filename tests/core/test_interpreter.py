@@ -156,7 +156,7 @@ def test_verify_runs_the_evaluator_on_the_projects_venv(
     assert info["environment_id"] == find_python(str(python), repo).environment_id
 
 
-@pytest.mark.parametrize("where", ["venv-in-tmp", "venv-outside-tmp"])
+@pytest.mark.parametrize("where", ["venv-in-tmp", "venv-outside-tmp", "venv-symlink-in-tmp", "venv-symlink"])
 @pytest.mark.parametrize("level", ["process", "bwrap", "unshare"])
 def test_a_campaign_runs_on_the_projects_venv(
     where: str, level: str, tmp_path: Path, wheel: Path, outside_tmp: Path
@@ -166,6 +166,12 @@ def test_a_campaign_runs_on_the_projects_venv(
     if where == "venv-in-tmp":
         repo = make_repo(tmp_path / "repo")
         python = make_venv(repo / ".venv", wheel)
+    elif where.startswith("venv-symlink"):
+        # `.venv` a symlink to a venv elsewhere (under /tmp, or outside it): found through the link.
+        target = make_venv(tmp_path / "elsewhere", wheel).parent.parent if where.endswith("in-tmp") else None
+        repo = make_repo(tmp_path / "repo")
+        (repo / ".venv").symlink_to(target or outside_tmp.parent.parent)
+        python = repo / ".venv" / "bin" / "python"
     else:
         python = outside_tmp
         repo = make_repo(tmp_path / "repo", f'python = "{python}"\n')
