@@ -16,7 +16,7 @@ BUNDLE_SOURCES := $(shell find core lsp_server -name '*.py' -o -name '*.json' -o
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,redis,postgres]'  # the extras: the tests run real servers
 	$(BIN)/python -m pip install --quiet --no-deps leeroo-kapso==0.7.10  # reference for the Kapso-compatibility tests
 	touch $(STAMP)
 

@@ -121,7 +121,7 @@ def _queue_url(env: MutableMapping[str, str]) -> str:
         )
     if raw.startswith("redis"):
         try:
-            import redis  # type: ignore[import-not-found]  # noqa: F401
+            import redis  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
         except ImportError:
             raise SettingsError(
                 "PROCTOR_QUEUE", "a redis:// queue needs the `redis` extra installed"

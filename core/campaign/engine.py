@@ -64,6 +64,7 @@ from core.treewalk import remove_tree
 if TYPE_CHECKING:
     from core.config import Config
     from core.integrity.manifest import SuiteSnapshot
+    from core.jobs.queue import JobQueue
     from core.runner import SandboxChoice
 
 DELIVERED_PREFIX = "proctor/delivered"
@@ -111,6 +112,10 @@ class _Setup:
     config_source: ConfigSource | None = None
     python: ProjectPython | None = None
     warnings: tuple[str, ...] = ()
+    # Measure on `proctor worker`s through this queue instead of the local pool (core/jobs/campaign.py).
+    queue: JobQueue | None = None
+    queue_repo: str = ""
+    holdout: str = ""
 
 
 def run_campaign(
@@ -131,6 +136,8 @@ def run_campaign(
     prompt_file: str | None = None,
     task: str | None = None,
     rewrites: int | None = None,
+    queue: str | None = None,
+    queue_repo: str | None = None,
 ) -> CampaignResult:
     """Run (or, with `resume`, continue) a campaign over `repo` and return its result.
 
@@ -138,7 +145,8 @@ def run_campaign(
     `baseline` defaults to HEAD; `parallel` 0 means the number of CPUs. Raises ProctorError for anything that
     stops the campaign from starting (exit 2 in the CLI); candidates' own failures are records, not errors.
     `prompt_file` (with `iterations`, `rewrites` per iteration and an optional `task`) selects the prompt source
-    (core/campaign/prompt_source.py).
+    (core/campaign/prompt_source.py). `queue` (redis://… or sqlite:///…) sends the measurements to
+    `proctor worker`s, which read the commits from `queue_repo` (a git URL or shared path; default `repo`).
     """
     root = _workspace(Path(repo))
     ensure_writable(root)  # a read-only checkout: say where state goes before anything runs
@@ -169,6 +177,8 @@ def run_campaign(
             policy=iteration_evaluator_failure_policy,
             prompt=_PromptArgs(prompt_file, task, rewrites),
         )
+        if queue:
+            setup = _with_queue(setup, queue, queue_repo)
         scheduler = _Scheduler(setup, state, progress)
         state = scheduler.run()
     result = build_result(state, root)
@@ -358,6 +368,23 @@ def _prepare(
     )
     save_state(root, state)
     return setup, state
+
+
+def _with_queue(setup: _Setup, url: str, repo_source: str | None) -> _Setup:
+    """The setup measuring through a job queue: workers get the hold-out as the absolute path found here."""
+    from core.jobs.queue import JobQueue
+    from core.run.isolation import resolve_holdout
+
+    if setup.source["kind"] == "prompt":
+        raise CampaignError(
+            "a prompt campaign cannot use --queue: its evaluators reach the judge through this machine"
+        )
+    return replace(
+        setup,
+        queue=JobQueue(url),
+        queue_repo=repo_source or str(setup.repo),
+        holdout=resolve_holdout(setup.config.holdout_dir, setup.repo),
+    )
 
 
 def _warnings(source: ConfigSource, stored: CampaignState | None, python: ProjectPython) -> tuple[str, ...]:
@@ -635,6 +662,9 @@ class _Scheduler:
 
     def _measure_all(self, jobs: list[MeasureJob]) -> None:
         """Measure `jobs` `parallel` at a time; a worker that dies is retried in a fresh pool, then failed."""
+        if self.setup.queue is not None:
+            self._measure_queued(self.setup.queue, jobs)
+            return
         attempts: dict[int, int] = {}
         queue = list(jobs)
         while queue:
@@ -658,6 +688,18 @@ class _Scheduler:
             if queue and self.pool is not None:
                 self.pool.shutdown(wait=True, cancel_futures=True)
                 self.pool = None
+        self.running = 0
+
+    def _measure_queued(self, queue: JobQueue, jobs: list[MeasureJob]) -> None:
+        """Measure `jobs` on `proctor worker`s; each result is recorded here, then dropped from the queue."""
+        from core.jobs.campaign import measure_on_queue
+
+        s = self.setup
+        self.running = len(jobs)
+        for record, key in measure_on_queue(queue, jobs, s.queue_repo, s.campaign_id, s.holdout):
+            self.running = max(0, self.running - 1)
+            self._finish(record)
+            queue.forget(key)
         self.running = 0
 
     def _run_generator(self) -> None:

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "core.cli.judge_cmd",
     "core.cli.init_cmd",
     "core.cli.report_cmd",
+    "core.cli.worker_cmd",
 )
 
 # Top-level command name -> the module whose `register` adds it (a test keeps this complete).
@@ -41,6 +42,7 @@ COMMANDS = {
     "judge": "core.cli.judge_cmd",
     "init": "core.cli.init_cmd",
     "report": "core.cli.report_cmd",
+    "worker": "core.cli.worker_cmd",
 }
 
 

@@ -99,6 +99,21 @@ def campaign(
             help="Where checkpoints, scoreboards and reports go (default <repo>/.proctor; also PROCTOR_STATE_DIR).",
         ),
     ] = None,
+    queue: Annotated[
+        str | None,
+        typer.Option(
+            "--queue",
+            envvar="PROCTOR_QUEUE",
+            help="Measure on `proctor worker`s through this queue (redis://HOST:PORT/DB or sqlite:///PATH); "
+            "default: a local process pool.",
+        ),
+    ] = None,
+    queue_repo: Annotated[
+        str | None,
+        typer.Option(
+            "--queue-repo", help="Where workers read the commits: a git URL or shared path (default --repo)."
+        ),
+    ] = None,
 ) -> None:
     """Measure candidates against a baseline, reject the tampered, rank the rest, deliver the winner."""
     from core.atomic import atomic_write_text
@@ -128,6 +143,8 @@ def campaign(
             prompt_file=prompt,
             task=task,
             rewrites=rewrites,
+            queue=queue or None,
+            queue_repo=queue_repo,
         )
     if report is not None:
         atomic_write_text(report, render_html(result))

@@ -1,0 +1,132 @@
+"""A campaign measured by `proctor worker` processes over a real redis-server: the same scoreboard as the
+embedded process pool, also when a worker is killed with SIGKILL in the middle of a measurement."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.campaign import run_campaign
+from core.campaign.engine import ProgressEvent
+from core.jobs import JobQueue
+from tests import servers
+from tests.core.campaign.conftest import build_workspace, comparable, predict, scoreboard
+from tests.core.jobs.workers import ROOT, workers
+
+redis_server, redis_url = servers.redis_server, servers.redis_url
+
+SLOW = "import time\ntime.sleep({seconds})\n"
+
+
+def _candidates(root: Path, seconds: float) -> list[str]:
+    """Four candidates: better, worse, crashing, tampering; each takes `seconds` to measure."""
+    ws = build_workspace(root)
+    slow = SLOW.format(seconds=seconds)
+    ws.branch("cand/better", {"solution/predict.py": predict("0.75", before=slow)})
+    ws.branch("cand/worse", {"solution/predict.py": predict("0.25", before=slow)})
+    ws.branch("cand/crash", {"solution/predict.py": slow + "raise SystemExit(3)\n"})
+    ws.branch("cand/tamper", {"kapso_evaluation/evaluate.py": "print('score: 1.0')\n"})
+    return ["cand/*"]
+
+
+class _Finished:
+    """A progress callback counting how often the owner recorded each candidate."""
+
+    def __init__(self) -> None:
+        self.indexes: list[int] = []
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.kind == "finished" and event.record is not None:
+            self.indexes.append(event.record.index)
+
+
+def test_two_workers_on_redis_give_the_embedded_scoreboard(redis_url: str, tmp_path: Path) -> None:
+    embedded, queued = tmp_path / "embedded", tmp_path / "queued"
+    spec = _candidates(embedded, 0.0)
+    _candidates(queued, 0.0)
+    run_campaign(embedded, candidates=spec, campaign_id="c1")
+    finished = _Finished()
+    with workers(redis_url, 2):
+        run_campaign(queued, candidates=spec, campaign_id="c1", queue=redis_url, progress=finished)
+    assert comparable(scoreboard(queued, "c1")) == comparable(scoreboard(embedded, "c1"))
+    assert sorted(finished.indexes) == [0, 1, 2, 3, 4]
+    assert JobQueue(redis_url).huey.storage.result_store_size() == 0  # the owner cleaned up after itself
+
+
+def _kill_a_busy_worker(
+    url: str, started: list[subprocess.Popen[bytes]], timeout_s: float = 60.0
+) -> tuple[int, str]:
+    """SIGKILL the first worker seen measuring a candidate; returns its pid and the job's key."""
+    storage = JobQueue(url).huey.storage
+    by_pid = {process.pid: process for process in started}
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for name, value in storage.result_items().items():
+            key = name.removeprefix("job:").removesuffix(":lease")
+            if name.endswith(":lease") and not key.startswith("campaign:c2:0:"):  # the baseline is quick
+                pid = int(str(pickle.loads(value)[0]).rsplit(":", 1)[1])
+                by_pid[pid].send_signal(signal.SIGKILL)
+                by_pid[pid].wait(timeout=10)
+                return pid, key
+        time.sleep(0.02)
+    raise AssertionError("no worker took a candidate")
+
+
+def test_a_worker_killed_mid_measurement_loses_nothing_and_counts_nothing_twice(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedded, queued, logs = tmp_path / "embedded", tmp_path / "queued", tmp_path / "logs"
+    logs.mkdir()
+    spec = _candidates(embedded, 1.5)
+    _candidates(queued, 1.5)
+    run_campaign(embedded, candidates=spec, campaign_id="c2")
+    monkeypatch.setenv("PROCTOR_JOB_LEASE_S", "2")
+    finished = _Finished()
+    with workers(redis_url, 2, logs=logs) as started, cf.ThreadPoolExecutor(1) as owner:
+        running = owner.submit(
+            run_campaign, queued, candidates=spec, campaign_id="c2", queue=redis_url, progress=finished
+        )
+        killed, key = _kill_a_busy_worker(redis_url, started)
+        result = running.result(timeout=240)
+    survivor = next(n for n, p in enumerate(started) if p.pid != killed)
+    assert f"job {key} (attempt 2): done" in (logs / f"worker-{survivor}.log").read_text()  # it ran again
+    assert comparable(scoreboard(queued, "c2")) == comparable(scoreboard(embedded, "c2"))  # nothing lost
+    assert result.winner is not None and result.winner.ref == "cand/better"
+    assert sorted(finished.indexes) == [0, 1, 2, 3, 4]  # nothing counted twice
+
+
+def test_proctor_campaign_queue_and_worker_from_the_command_line(redis_url: str, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    spec = _candidates(repo, 0.0)
+    with workers(redis_url, 1):
+        done = subprocess.run(
+            [sys.executable, "-m", "core", "campaign", "--repo", str(repo), "--format", "json", *spec],
+            cwd=ROOT,
+            env={**_env(), "PROCTOR_QUEUE": redis_url},
+            capture_output=True,
+            timeout=240,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    board = json.loads(done.stdout)
+    assert {c["ref"]: c["status"] for c in board["candidates"]} == {
+        "cand/better": "scored",
+        "cand/crash": "failed",
+        "cand/tamper": "rejected",
+        "cand/worse": "scored",
+    }
+    assert board["winner"]["ref"] == "cand/better"
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "PROCTOR_QUEUE"}
