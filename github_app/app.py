@@ -26,7 +26,14 @@ class App:
         from github_app.web import create_app
 
         settings = self.settings
-        return create_app(settings.webhook_secret, self.store, self.queue, router, settings.dashboard_token)
+        return create_app(
+            settings.webhook_secret,
+            self.store,
+            self.queue,
+            router,
+            settings.dashboard_token,
+            settings.data_dir,
+        )
 
     def runner(self) -> JobRunner:
         ports = self._ports

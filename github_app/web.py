@@ -1,4 +1,4 @@
-"""The HTTP face: `POST /webhook`, `GET /healthz`, and `GET /` listing the latest checks (SPEC §10 "Webhook").
+"""The HTTP face: `POST /webhook`, `GET /healthz`, and the dashboard (`github_app.dashboard`) (SPEC §10 "Webhook").
 
 Statuses: 413 over 25 MiB (by Content-Length before reading, and by counting while streaming), 401 for a
 missing, wrong or SHA-1-only signature, 400 for malformed headers or JSON, 200 for a redelivered
@@ -9,18 +9,17 @@ a 500.
 
 from __future__ import annotations
 
-import hmac
-import html
-import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from core.errors import WebhookRejected
+from github_app import dashboard
 from github_app.queue import JobQueue
 from github_app.router import Router
 from github_app.store import Store
@@ -51,33 +50,16 @@ async def _read_body(request: Request) -> bytes:
     return bytes(body)
 
 
-def _status_page(store: Store) -> str:
-    """The latest pull-request checks, newest first (the full dashboard comes with campaigns)."""
-    rows = []
-    for run in store.recent_check_runs():
-        title = json.loads(run.result).get("title", "") if run.result else ""
-        cells = (run.repo, f"#{run.pr_number}", run.head_sha[:12], run.conclusion or run.status, title)
-        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
-    return (
-        "<!doctype html><meta charset=utf-8><title>Proctor</title><h1>Proctor: pull-request checks</h1>"
-        "<table><tr><th>repository</th><th>PR</th><th>head</th><th>conclusion</th><th>title</th></tr>"
-        + "".join(rows)
-        + "</table>"
-    )
-
-
-def _authorized(request: Request, token: str) -> bool:
-    if not token:
-        return True
-    given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-    given = given or request.cookies.get("proctor_dashboard", "")
-    return hmac.compare_digest(given.encode(), token.encode())
-
-
 def create_app(
-    secret: str, store: Store, queue: JobQueue, router: Router, dashboard_token: str = ""
+    secret: str,
+    store: Store,
+    queue: JobQueue,
+    router: Router,
+    dashboard_token: str = "",
+    data_dir: Path | None = None,
 ) -> FastAPI:
     app = FastAPI(title="Proctor GitHub App", docs_url=None, redoc_url=None, openapi_url=None)
+    dashboard.install(app, store, dashboard_token, data_dir)
 
     def record(delivery: str, name: str, action: str, body: bytes, job: Any) -> int | None:
         job_id = store.record_delivery(delivery, name, action, body, job)
@@ -106,12 +88,6 @@ def create_app(
             log.info("ignored %s.%s (delivery %s)", event.name, event.action, event.delivery_id)
             return _answer(202, status="ignored", delivery=event.delivery_id)
         return _answer(202, status="queued", delivery=event.delivery_id, job=job_id)
-
-    @app.get("/")
-    def index(request: Request) -> HTMLResponse:
-        if not _authorized(request, dashboard_token):
-            return HTMLResponse("PROCTOR_DASHBOARD_TOKEN is set: send it as a bearer token", status_code=401)
-        return HTMLResponse(_status_page(store))
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
