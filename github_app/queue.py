@@ -23,14 +23,14 @@ class JobQueue:
     """A huey instance with one task, `proctor_job(job_id)`, whose body is the handler the worker sets."""
 
     def __init__(self, url: str, sqlite_file: Path) -> None:
-        from huey import RedisHuey, SqliteHuey
+        from core.jobs import is_redis, open_huey, sqlite_url
 
         self.huey: Any
-        if url.startswith(("redis://", "rediss://")):
-            self.huey = RedisHuey("proctor-app", url=url, results=False)
+        if is_redis(url):
+            self.huey = open_huey(url, "proctor-app")
         else:
             # Not fsynced: the outbox in the app database is the record; a restart re-enqueues from it.
-            self.huey = SqliteHuey("proctor-app", filename=str(sqlite_file), results=False, fsync=False)
+            self.huey = open_huey(sqlite_url(sqlite_file), "proctor-app", fsync=False)
         self._handler: Callable[[int], None] | None = None
         self._task = self.huey.task(name="proctor_job")(self._run)
 
