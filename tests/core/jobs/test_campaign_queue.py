@@ -103,12 +103,17 @@ def test_a_worker_killed_mid_measurement_loses_nothing_and_counts_nothing_twice(
     assert sorted(finished.indexes) == [0, 1, 2, 3, 4]  # nothing counted twice
 
 
-def test_proctor_campaign_queue_and_worker_from_the_command_line(redis_url: str, tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
+def test_proctor_campaign_with_workers_that_fetch_the_commits_from_a_git_url(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, remote = tmp_path / "repo", tmp_path / "remote.git"
     spec = _candidates(repo, 0.0)
+    subprocess.run(["git", "clone", "--quiet", "--mirror", str(repo), str(remote)], check=True)
+    monkeypatch.setenv("PROCTOR_WORKER_CACHE", str(tmp_path / "worker-cache"))  # the workers' own copy
+    url = ["--queue-repo", remote.as_uri()]
     with workers(redis_url, 1):
         done = subprocess.run(
-            [sys.executable, "-m", "core", "campaign", "--repo", str(repo), "--format", "json", *spec],
+            [sys.executable, "-m", "core", "campaign", "--repo", str(repo), "--format", "json", *spec, *url],
             cwd=ROOT,
             env={**_env(), "PROCTOR_QUEUE": redis_url},
             capture_output=True,
@@ -124,6 +129,23 @@ def test_proctor_campaign_queue_and_worker_from_the_command_line(redis_url: str,
         "cand/worse": "scored",
     }
     assert board["winner"]["ref"] == "cand/better"
+    assert list((tmp_path / "worker-cache").glob("*/objects"))  # measured from the fetched copy
+
+
+def test_a_worker_given_a_bad_queue_url_exits_2_with_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "core", "worker", "--queue", "amqp://nowhere"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode().strip().splitlines() == [
+        "proctor: error: queue 'amqp://nowhere' is not a queue URL: expected redis://HOST:PORT/DB or "
+        "sqlite:///ABSOLUTE/PATH"
+    ]
 
 
 def _env() -> dict[str, str]:
