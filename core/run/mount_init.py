@@ -132,7 +132,8 @@ def lock_read_only(base: str, writable: list[str], read_only: list[str]) -> None
 
 
 def drop_privileges() -> None:
-    with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as handle:
+    # Binary: after the chroot no codec can be imported (the new root may hold another Python's stdlib).
+    with open("/proc/sys/kernel/cap_last_cap", "rb") as handle:
         last_cap = int(handle.read())
     for cap in range(last_cap + 1):
         if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP

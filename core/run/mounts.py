@@ -10,6 +10,7 @@ first, so a deeper one lands on top of a shallower one.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -59,15 +60,17 @@ class MountPlan:
         return sorted(self.mounts, key=lambda m: m.dest.rstrip("/").count("/"))
 
 
-def system_mounts() -> list[Mount]:
-    """The host's system directories for an empty root, read-only; a symlinked one stays a symlink."""
+@functools.cache
+def system_mounts() -> tuple[Mount, ...]:
+    """The host's system directories for an empty root, read-only; a symlinked one stays a symlink (looked
+    at once per process: every candidate run needs them)."""
     found = []
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
             found.append(Mount("symlink", path, os.readlink(path)))
         elif os.path.isdir(path):
             found.append(Mount("ro", path))
-    return found
+    return tuple(found)
 
 
 def namespace_argv(mechanism: str, plan: MountPlan, argv: Sequence[str]) -> list[str]:

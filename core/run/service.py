@@ -3,9 +3,9 @@
 It listens on a unix socket that only E sees. Each request from the stub starts one fresh candidate sandbox
 C — a new copy of the tree without the protected parts, new user/pid/ipc/net namespaces — with the stub's
 argv, cwd and environment, and the stub's own stdin/stdout/stderr passed over the socket as file descriptors,
-so output streams exactly as a direct child's would. The reply is C's status (a signal death as the signal);
-the stub going away (killed by the evaluator's timeout, or the run ending) kills C, and closing the service
-kills every C still running.
+so output streams exactly as a direct child's would. The reply is C's status, one line as core/run/stub.py
+reads it (a signal death as the signal); the stub going away (killed by the evaluator's timeout, or the run
+ending) kills C, and closing the service kills every C still running.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class CandidateService:
 
     def _serve(self, conn: socket.socket) -> None:
         fds: list[int] = []
-        reply: dict[str, Any] = {"ok": True}
+        reply = "exit 0"
         try:
             request, fds = _receive(conn)
             if request.get("kind") == "imported":
@@ -127,31 +127,31 @@ class CandidateService:
             else:
                 reply = self._run(request, fds, conn)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            reply = {"error": f"bad request: {exc}"}
+            reply = _error(f"bad request: {exc}")
         finally:
             for fd in fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         with contextlib.suppress(OSError):
-            conn.sendall(json.dumps(reply).encode() + b"\n")
+            conn.sendall(reply.replace("\n", " ").encode("utf-8", "replace") + b"\n")
         conn.close()
 
-    def _run(self, request: dict[str, Any], fds: list[int], conn: socket.socket) -> dict[str, Any]:
+    def _run(self, request: dict[str, Any], fds: list[int], conn: socket.socket) -> str:
         argv = [str(a) for a in request["argv"]]
         env = {str(k): str(v) for k, v in dict(request["env"]).items()}
         cwd = str(request["cwd"])
         if not argv or len(fds) != _MAX_FDS:
-            return {"error": "empty argv or missing stdin/stdout/stderr"}
+            return _error("empty argv or missing stdin/stdout/stderr")
         timeout = request.get("timeout")
         deadline = self.deadline if timeout is None else min(self.deadline, time.monotonic() + float(timeout))
         with self._lock:
             if self._closing:
-                return {"error": "the run is over"}
+                return _error("the run is over")
             self.stats.launches += 1
             number = self.stats.launches
         proc = self._start(number, argv, env, cwd, fds)
         if isinstance(proc, str):
-            return {"error": proc}
+            return _error(proc)
         try:
             timed_out = _wait(proc, conn, deadline)
         finally:
@@ -161,7 +161,7 @@ class CandidateService:
             with self._lock:
                 self._live.discard(proc)
         if timed_out:
-            return {"timeout": f"{timeout:g} s" if timeout is not None else "the run's time limit"}
+            return "timeout " + (f"{timeout:g} s" if timeout is not None else "the run's time limit")
         return _status(proc.returncode)
 
     def _start(
@@ -273,17 +273,22 @@ def _wait(proc: subprocess.Popen[bytes], conn: socket.socket, deadline: float) -
                 os.close(pidfd)
 
 
+def _error(why: str) -> str:
+    """The reply for a candidate that could not be run (the stub exits 126 with `why`)."""
+    return f"error 126 {why}"
+
+
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def _status(code: int | None) -> dict[str, Any]:
+def _status(code: int | None) -> str:
     """The sandbox reports a child killed by signal N as 128 + N: hand it back as that signal."""
     if code is None:
-        return {"error": "the candidate's status is unknown"}
+        return _error("the candidate's status is unknown")
     if code < 0:
-        return {"signal": -code}
+        return f"signal {-code}"
     if 128 < code <= 128 + 64:
-        return {"signal": code - 128}
-    return {"exit": code}
+        return f"signal {code - 128}"
+    return f"exit {code}"

@@ -8,6 +8,7 @@ ran in C (`not_isolated`: "" when it did, else why not).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -64,7 +65,7 @@ class RunSession:
         if isolation is None:
             return cls(layout, tree, env, None, None, "")
         socket = str(layout.socket) if sandboxed else ""
-        _write_stub(layout.run_candidate, interpreter, socket, "", executable=True)
+        _write_stub(layout.run_candidate, interpreter, socket, "", executable=True, flags=" -IS")
         env[RUN_CANDIDATE_ENV] = str(layout.run_candidate)
         why = _not_isolated_before(choice, isolation, tree)
         if not sandboxed:
@@ -154,15 +155,23 @@ def _write_shell_stub(layout: RunLayout, *, executable: bool) -> None:
     layout.stub.chmod(0o755 if executable else 0o644)
 
 
+@functools.cache
+def _stub_source() -> str:
+    return _STUB.read_text(encoding="utf-8")
+
+
 def _write_stub(
-    path: Path, interpreter: Interpreter, socket: str, entry_source: str, *, executable: bool
+    path: Path, interpreter: Interpreter, socket: str, entry_source: str, *, executable: bool, flags: str = ""
 ) -> None:
-    source = _STUB.read_text(encoding="utf-8")
+    """The stub with its socket and entry source filled in. `flags` go on the `#!` line: `-IS` (no site, no
+    PYTHON* variables) for `$PROCTOR_RUN_CANDIDATE`, which forwards only its own arguments; never for the
+    entry point, whose interpreter command line the candidate's run repeats."""
+    source = _stub_source()
     source = re.sub(
         r'^SOCKET_PATH = ""$', lambda _m: f"SOCKET_PATH = {socket!r}", source, count=1, flags=re.M
     )
     source = re.sub(
         r'^ENTRY_SOURCE = ""$', lambda _m: f"ENTRY_SOURCE = {entry_source!r}", source, count=1, flags=re.M
     )
-    path.write_text(f"#!{interpreter.executable}\n{source}", encoding="utf-8")
+    path.write_text(f"#!{interpreter.executable}{flags}\n{source}", encoding="utf-8")
     path.chmod(0o755 if executable else 0o644)
