@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 
-SCORE_LINE = re.compile(
+from core.patterns import LazyPattern
+
+SCORE_LINE = LazyPattern(
     r"^\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*:\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(%?)\s*$"
 )
-METRIC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+METRIC_NAME = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 MANIFEST_PREFIX = "KAPSO_EVAL_MANIFEST"
 
 

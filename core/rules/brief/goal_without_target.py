@@ -28,6 +28,7 @@ from collections.abc import Iterator
 
 from core.brief import find_metric_names
 from core.diagnostics import Diagnostic, Severity
+from core.patterns import LazyPattern
 from core.rules.brief.context import BriefContext
 
 CODE = "BR009"
@@ -35,7 +36,7 @@ NAME = "goal-without-target"
 SEVERITY = Severity.WARNING
 FIX_TITLE = None
 
-_NUMBER = re.compile(r"(?<![\w.\-])[-+]?(?:\d+(?:[.,]\d+)?|\.\d+)\s*%?")
+_NUMBER = LazyPattern(r"(?<![\w.\-])[-+]?(?:\d+(?:[.,]\d+)?|\.\d+)\s*%?")
 
 
 def _names_metric(ctx: BriefContext, text: str) -> bool:

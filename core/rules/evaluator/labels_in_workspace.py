@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from core.diagnostics import Diagnostic, Severity
+from core.patterns import LazyPattern
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.paths import PathValue, in_dir, open_mode, resolve_path
 
@@ -38,7 +39,7 @@ NAME = "labels-in-workspace"
 SEVERITY = Severity.WARNING
 FIX_TITLE = None
 
-LABEL_NAME = re.compile(
+LABEL_NAME = LazyPattern(
     r"label|hold[_\-]?out|answer|ground[_\-]?truth|test[_\-]?y(?![a-z])|y[_\-]test|(?<![a-z])gold(?![a-z])",
     re.IGNORECASE,
 )

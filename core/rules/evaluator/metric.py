@@ -22,30 +22,31 @@ from functools import lru_cache
 
 from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
+from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator.context import DocumentView, EvaluatorContext, walk
 from core.rules.evaluator.flow import Flow, Step
 from core.scoreline import METRIC_NAME, SCORE_LINE
 
 MANIFEST_PREFIX = "KAPSO_EVAL_MANIFEST"
-NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?$")
-PERCENT_SPEC = re.compile(
+NUMBER = LazyPattern(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?$")
+PERCENT_SPEC = LazyPattern(
     r"%(?:\(([^)]*)\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])"
 )
 NUMERIC_SPEC_TYPES = frozenset("eEfFgGn%d")
-METRIC_WORDS = re.compile(
+METRIC_WORDS = LazyPattern(
     r"auc|acc|score|rmse|mse|mae|mape|f1|loss|err|precision|recall|r2|metric|value|result|ndcg|map|bleu|rouge"
     r"|corr|logloss|perplexity|ppl|pass|mean|avg|rate",
     re.IGNORECASE,
 )
-KNOWN_METRIC = re.compile(
+KNOWN_METRIC = LazyPattern(
     r"(?<![a-z])(?:accuracy|acc|auc|auroc|auprc|roc|f1|f_?beta|rmse|rmsle|mse|mae|mape|smape|bpb|bpc|mrr"
     r"|ndcg|map|exact[_ ]?match|em|pass|precision|recall|r2|bleu|rouge\w*|chrf|meteor|wer|cer|perplexity"
     r"|ppl|log_?loss|loss|error|err|score|win[_ ]?rate|success[_ ]?rate|hit|hits|top[_-]?\d+|spearman"
     r"|pearson|kappa|iou|miou|dice|mcc|brier|gini|corr|metric)(?![a-z])",
     re.IGNORECASE,
 )
-COUNT_NAME = re.compile(
+COUNT_NAME = LazyPattern(
     r"(?<![a-z])(?:n|num|number|count|total|samples?|examples?|items?|rows?|records?|size|depth|cost|usd"
     r"|price|quer(?:y|ies)|tokens?|time|seconds?|secs?|elapsed|duration|epochs?|steps?|iters?|iterations?"
     r"|batch|lr|seed|id|version|dim|width|params?|parameters|calls|requests|files|runs|trials)(?![a-z])",

@@ -11,16 +11,17 @@ from __future__ import annotations
 import ast
 import re
 
+from core.patterns import LazyPattern
 from core.rules.evaluator.context import EvaluatorContext
 
 __all__ = ["has_length_check", "is_label_name", "is_prediction_name", "name_of"]
 
-_PREDICTION = re.compile(
+_PREDICTION = LazyPattern(
     r"(?:^|_)(?:y_?pred\w*|y_?hat|preds?|predictions?|predicted|submissions?|submitted|sub|hyps?|hypothes[ei]s"
     r"|outputs?|responses?|generations?|completions?|guess(?:es)?|candidates?)(?:$|_|\d)",
     re.IGNORECASE,
 )
-_LABEL = re.compile(
+_LABEL = LazyPattern(
     r"^y$|(?:^|_)(?:y_?true|y_?test|y_?val|labels?|gold|golds|truths?|ground_?truths?|gt|targets?|references?"
     r"|refs?|answers?|expected|solutions?|actuals?)(?:$|_|\d)",
     re.IGNORECASE,

@@ -37,6 +37,7 @@ import sys
 from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Position, Range, Severity
+from core.patterns import LazyPattern
 from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, int_constant, walk_no_nested
 from core.rules.evaluator.flow import ends_abnormally, is_error_exit
 
@@ -45,7 +46,7 @@ NAME = "swallowed-failure"
 SEVERITY = Severity.ERROR
 FIX_TITLE = None
 
-ERROR_WORDS = re.compile(
+ERROR_WORDS = LazyPattern(
     r"error|fail|invalid|malformed|missing|cannot|can't|could not|not found|crash|broken|exception|abort",
     re.IGNORECASE,
 )
