@@ -126,16 +126,16 @@ class JobQueue:
         return key
 
     def cancel(self, key: str) -> None:
-        """A queued job will not run; a running one's result is not reported (it is `cancelled`)."""
+        """A queued job will not run; a running one runs on, but its owner sees it `cancelled`."""
         self.put(key, "cancel", b"1")
 
     def status(self, key: str) -> JobStatus:
         lease = self.get(key, "lease")
         worker, _beat, attempt = pickle.loads(lease) if lease else ("", 0, 0)
-        if self.get(key, "result") is not None:
-            return JobStatus("done", attempt, worker)
         if self.get(key, "cancel") is not None:
             return JobStatus("cancelled", attempt, worker)
+        if self.get(key, "result") is not None:
+            return JobStatus("done", attempt, worker)
         if lease is not None:
             return JobStatus("running", attempt, worker)
         return JobStatus("queued" if self.get(key, "spec") is not None else "unknown")
@@ -163,11 +163,11 @@ class JobQueue:
                 time.sleep(poll_s)
 
     def _check(self, key: str, watch: _Watch) -> Outcome | None:
+        if self.get(key, "cancel") is not None:
+            return Outcome(key, "cancelled", None, watch.attempt, "cancelled")
         raw = self.get(key, "result")
         if raw is not None:
             return Outcome(key, "done", pickle.loads(raw), watch.attempt)
-        if self.get(key, "cancel") is not None:
-            return Outcome(key, "cancelled", None, watch.attempt, "cancelled")
         lease = self.get(key, "lease")
         now = time.monotonic()
         if lease != watch.lease:

@@ -152,3 +152,39 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if k != "PROCTOR_QUEUE"}
+
+
+def _records_in_checkpoint(repo: Path, campaign_id: str) -> int:
+    path = repo / ".proctor" / "campaigns" / campaign_id / "state.json"
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    return len(state.get("records", [])) + (1 if state.get("baseline") else 0)
+
+
+def test_a_campaign_killed_while_workers_measure_resumes_from_their_results(
+    redis_url: str, tmp_path: Path
+) -> None:
+    embedded, queued, logs = tmp_path / "embedded", tmp_path / "queued", tmp_path / "logs"
+    logs.mkdir()
+    spec = _candidates(embedded, 1.0)
+    _candidates(queued, 1.0)
+    run_campaign(embedded, candidates=spec, campaign_id="c3")
+    argv = [sys.executable, "-m", "core", "campaign", "--repo", str(queued), "--campaign-id", "c3", *spec]
+    with workers(redis_url, 2, logs=logs):
+        owner = subprocess.Popen(
+            [*argv, "--queue", redis_url], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 120
+        while _records_in_checkpoint(queued, "c3") < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        owner.send_signal(signal.SIGKILL)  # the workers go on measuring what it queued
+        owner.wait(timeout=10)
+        time.sleep(3.0)  # long enough for them to finish the rest
+        finished = _Finished()
+        run_campaign(queued, resume=True, campaign_id="c3", queue=redis_url, progress=finished)
+    assert comparable(scoreboard(queued, "c3")) == comparable(scoreboard(embedded, "c3"))
+    assert finished.indexes and 0 not in finished.indexes  # only what the killed owner had not recorded
+    measured = [line for log in logs.iterdir() for line in log.read_text().splitlines() if "): done" in line]
+    assert len(measured) == 5, measured  # every measurement once: the resumed owner re-ran none
