@@ -1075,6 +1075,17 @@ class ChunkView(EvaluatorContext):
     def fact(self, name: str, key: str) -> object:
         return self.read("fact:" + name, key)
 
+    def enclosing(self, node: ast.AST, *types: type[ast.AST]) -> ast.AST | None:
+        """As for the document, but a walk that stays inside the chunk records nothing: only a walk that
+        can stop at the module (the parent of every top-level statement) depends on the module's body."""
+        if id(node) not in self.chunk.ids or any(issubclass(ast.Module, t) for t in types):
+            return super().enclosing(node, *types)
+        parents = self.chunk.parents
+        current = parents.get(node)
+        while current is not None and not isinstance(current, types):
+            current = parents.get(current)
+        return current
+
     def import_insert_line(self, before: ast.AST | None = None) -> int:
         raise ForeignNodeError("per-chunk rules cannot place whole-file edits")
 
