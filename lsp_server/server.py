@@ -33,7 +33,7 @@ import core
 from core.config import CONFIG_FILE, PYPROJECT_FILE
 from core.lint import classify
 from core.rules.base import DocumentKind
-from lsp_server import commands, convert, integrity, startup
+from lsp_server import commands, convert, integrity, startup, warmup
 from lsp_server.documents import Document, DocumentStore, uri_to_path
 from lsp_server.engine import Engine, LintResult, Root
 from lsp_server.idle_gc import IdleCollector
@@ -103,6 +103,10 @@ class ProctorProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
     answered_early: tuple[int | str, dict[str, Any]] | None = None  # (id, result) sent by `startup`
+
+    def unstructure(self, value: Any) -> object:
+        """`value` as pygls serializes it for the client (the first call per type builds the converter)."""
+        return self._converter.unstructure(value)
 
     def handle_message(self, msg: Any) -> None:
         self._server.idle_gc.poke()
@@ -194,6 +198,17 @@ class ProctorServer(LanguageServer):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
+
+    def warm_up(self) -> None:
+        """Pay the first lint's one-time costs on the next loop turn, while the editor is busy (`warmup`)."""
+        protocol = self.protocol
+        if not isinstance(protocol, ProctorProtocol):
+            return
+        encoding = self.engine.client.encoding
+        try:
+            asyncio.get_running_loop().call_soon(warmup.warm_up, protocol.unstructure, encoding)
+        except RuntimeError:
+            warmup.warm_up(protocol.unstructure, encoding)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log only: pygls would pop up every out-of-band error in the client."""
@@ -410,6 +425,7 @@ def initialize(ls: ProctorServer, params: types.InitializeParams) -> None:
 @never_raises()
 def initialized(ls: ProctorServer, params: types.InitializedParams) -> None:
     ls.request_configuration()
+    ls.warm_up()
     if ls.engine.client.watched_files_dynamic:
         watchers = [types.FileSystemWatcher(glob_pattern=g) for g in _WATCH_GLOBS]
         watchers.append(types.FileSystemWatcher(glob_pattern="**/kapso_evaluation/**"))

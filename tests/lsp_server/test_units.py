@@ -195,3 +195,20 @@ def test_full_collections_wait_until_the_server_is_idle() -> None:
         assert gc.get_threshold()[2] == NO_AUTOMATIC_FULL
     finally:
         gc.set_threshold(*before)
+
+
+def test_warm_up_lints_and_serializes_real_diagnostics() -> None:
+    """The warm-up pays for a real lint and both diagnostic messages (a sample with nothing to report, or a
+    serializer never called, would warm nothing)."""
+    from core.config import Config
+    from core.lint import lint_document
+    from core.rules.base import DocumentKind, LintContext
+    from lsp_server import warmup
+
+    found = lint_document("e.py", warmup.SAMPLE, DocumentKind.EVALUATOR, LintContext(config=Config()))
+    assert {"EV006", "EV009", "EV012"} <= {d.code for d in found}
+    serialized: list[object] = []
+    warmup.warm_up(serialized.append, convert.UTF16)
+    push, pull = serialized
+    assert isinstance(push, types.PublishDiagnosticsParams) and push.diagnostics
+    assert isinstance(pull, types.RelatedFullDocumentDiagnosticReport) and pull.items == push.diagnostics
