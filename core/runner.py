@@ -35,6 +35,7 @@ from pathlib import Path
 
 from core.errors import RunnerError
 from core.run.isolation import Isolation, RunLayout
+from core.run.mounts import PlainView
 from core.run.session import RunSession
 from core.sandbox import (
     Interpreter,
@@ -293,8 +294,12 @@ def run_evaluator(
     memory_limit_mb: int | None = None,
     isolation: Isolation | None = None,
     interpreter: Interpreter | None = None,
+    view: PlainView | None = None,
 ) -> RunResult:
     """Run `command` (plus `extra_args`) in `cwd` under the sandbox; never raises for what the command does.
+
+    Without `isolation`, `view` says what else a namespace run sees (a generator: no workspace, no
+    hold-out, the network).
 
     With `isolation` (verify, campaigns) the run gets both sandboxes of SPEC §4.5: the evaluator's, and one
     fresh candidate sandbox per run of the entry point. RunnerError only when it cannot start at all (bad
@@ -332,7 +337,13 @@ def run_evaluator(
         )
         env.update(session.env)
         full = sandbox_argv(
-            choice, argv, cwd=cwd, scratch=layout.scratch, plan=session.plan, interpreter=interpreter
+            choice,
+            argv,
+            cwd=cwd,
+            scratch=layout.scratch,
+            plan=session.plan,
+            interpreter=interpreter,
+            view=view,
         )
         if choice.level == "process":  # no pid namespace: a subreaper makes every descendant die with the run
             full = [sys.executable, "-I", "-S", _REAPER, *full]

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Literal
 
 from core.errors import RunnerError
-from core.run.mounts import Mount, MountPlan, namespace_argv
+from core.run.mounts import Mount, MountPlan, PlainView, namespace_argv
 from core.run.python_probe import editable_paths
 
 __all__ = [
@@ -262,9 +262,11 @@ def sandbox_argv(
     scratch: Path,
     plan: MountPlan | None = None,
     interpreter: Interpreter | None = None,
+    view: PlainView | None = None,
 ) -> list[str]:
     """The full argv that runs `argv` under `choice`: under `plan` when given, else with `cwd` and
-    `scratch` the only writable paths (a plain run: the probe, a generator, an evaluator without isolation).
+    `scratch` the only writable paths and `view`'s hidden and extra paths (a plain run: the probe, a
+    generator, an evaluator without isolation).
 
     The interpreter's own prefix stays read-only even when it lies inside cwd (a venv in the workspace), so
     site-packages can never be patched for the next run.
@@ -280,7 +282,8 @@ def sandbox_argv(
         writable = [os.path.realpath(cwd), os.path.realpath(scratch)]
         mounts = [Mount("rw", path) for path in writable]
         mounts += interpreter_mounts(interpreter or proctor_interpreter(), writable)
-        plan = MountPlan(chdir=writable[0], mounts=tuple(mounts))
+        view = view or PlainView()
+        plan = MountPlan(chdir=writable[0], mounts=(*mounts, *view.mounts()), network=view.network)
     return namespace_argv(choice.mechanism, plan, argv)
 
 

@@ -13,12 +13,15 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.atomic import atomic_write_json
 from core.campaign.model import CandidateRecord
 from core.errors import CampaignError, GitError
 from core.treewalk import remove_tree
+
+if TYPE_CHECKING:
+    from core.sandbox import SandboxChoice
 
 GLOB_CHARS = frozenset("*?[")
 GENERATED_PREFIX = "refs/proctor/generated"
@@ -158,11 +161,20 @@ def run_generator(
     feedback: dict[str, Any],
     timeout_s: float,
     work_root: Path,
+    sandbox: SandboxChoice | None = None,
+    hidden: Sequence[str] = (),
 ) -> Generated:
-    """Run the generator once in a fresh copy of the parent and fetch the commit it makes."""
+    """Run the generator once in a fresh copy of the parent and fetch the commit it makes.
+
+    Under a full namespace `sandbox` it runs like a candidate: the host read-only, its copy writable, the
+    `hidden` paths (the measured repository with its .git, the hold-out) empty, its own pid and user
+    namespaces, a scrubbed environment; the network stays (an agent talks to its model). Otherwise, and
+    when the campaign runs at the `process` level, it runs there, as unisolated as the campaign.
+    """
     from core.campaign.worker import tail
     from core.integrity.git import run_git
     from core.integrity.materialize import materialize
+    from core.run.mounts import PlainView
     from core.runner import choose_sandbox, run_evaluator
 
     ref = generated_ref(campaign_id, iteration)
@@ -179,12 +191,14 @@ def run_generator(
             copy, *ident, "commit", "--quiet", "--allow-empty", "--no-verify", "-m", f"parent {parent_commit}"
         )
         start = run_git(copy, "rev-parse", "HEAD").strip()
-        # The agent gets a scrubbed environment (no tokens) and a process-level sandbox; it may need network.
+        isolated = sandbox is not None and sandbox.level == "namespace" and sandbox.read_only_fs
+        view = PlainView(hidden=tuple(p for p in hidden if p), read_only=(str(feedback_path),), network=True)
         run = run_evaluator(
             f"sh -c {shlex.quote(command)}",
             copy,
             timeout_s=timeout_s,
-            sandbox=choose_sandbox("process"),
+            sandbox=sandbox if isolated and sandbox is not None else choose_sandbox("process"),
+            view=view,
             extra_env={
                 "PROCTOR_FEEDBACK": str(feedback_path),
                 "PROCTOR_ITERATION": str(iteration),

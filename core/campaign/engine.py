@@ -757,6 +757,8 @@ class _Scheduler:
         self._emit("generating", message=message)
 
     def _generate(self, iteration: int) -> PlannedCandidate:
+        from core.run.isolation import resolve_holdout
+
         s = self.setup
         ref = sources.generated_ref(s.campaign_id, iteration)
         existing = sources.existing_generated(s.repo, s.campaign_id, iteration)
@@ -781,6 +783,8 @@ class _Scheduler:
             feedback=feedback,
             timeout_s=s.config.timeout_s,
             work_root=s.work_root,
+            sandbox=s.sandbox,
+            hidden=(os.path.realpath(s.repo), resolve_holdout(s.config.holdout_dir, s.repo)),
         )
         plan = PlannedCandidate(iteration, made.ref, made.commit, s.baseline_ref)
         self.state = self.state.with_planned(plan)

@@ -22,7 +22,7 @@ from typing import Literal
 
 from core.errors import RunnerError
 
-__all__ = ["SYSTEM_DIRS", "Mount", "MountPlan", "namespace_argv"]
+__all__ = ["SYSTEM_DIRS", "Mount", "MountPlan", "PlainView", "namespace_argv"]
 
 MountKind = Literal["rw", "ro", "tmpfs", "symlink"]
 
@@ -58,6 +58,20 @@ class MountPlan:
     def ordered(self) -> list[Mount]:
         """Parents first (stable otherwise), so deeper mounts land on top."""
         return sorted(self.mounts, key=lambda m: m.dest.rstrip("/").count("/"))
+
+
+@dataclass(frozen=True)
+class PlainView:
+    """What a run without the two sandboxes (a generator's, say) sees besides its cwd and scratch: the host
+    read-only, minus `hidden` (each an empty dir: the measured workspace and its .git, the hold-out), plus
+    `read_only` files or dirs that a private /tmp would hide, and the network when `network`."""
+
+    hidden: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()
+    network: bool = False
+
+    def mounts(self) -> list[Mount]:
+        return [Mount("tmpfs", path) for path in self.hidden] + [Mount("ro", path) for path in self.read_only]
 
 
 @functools.cache
