@@ -28,6 +28,7 @@ from typing import Any, Literal
 from core.config import Config
 from core.errors import ProctorError, RunnerError, WorkspaceError
 from core.integrity.classify import SOURCE_SUFFIXES, source_suffix
+from core.integrity.suite_diff import suite_diff
 from core.interpreter import ProjectPython, find_python
 from core.run.isolation import Isolation, resolve_holdout
 from core.runner import RunResult, SandboxChoice, SandboxLevel, choose_sandbox, run_evaluator
@@ -559,11 +560,9 @@ def _stray_writes_clause(
         ignored.add(
             Path(entry).as_posix()[len(ws.suite_rel) + 1 :]
         )  # replaced by fails-loudly, not by the evaluator
-    changed = sorted(p for p in before if p not in ignored and p in after and after[p] != before[p])
-    deleted = sorted(p for p in before if p not in ignored and p not in after)
-    new_source = sorted(
-        p for p in after if p not in before and p not in ignored and is_source_file(ws.suite / p)
-    )
+    diff = suite_diff(before, after, ignored)  # the comparison IN009 makes after a campaign run
+    changed, deleted = list(diff.changed), list(diff.deleted)
+    new_source = [p for p in diff.added if is_source_file(ws.suite / p)]
     refused = _refused_suite_writes(ws, ignored)
     changed += sorted(p for p in refused if p in before and p not in changed)
     new_source += sorted(p for p in refused if p not in before and source_suffix(p) in SOURCE_SUFFIXES)
@@ -580,7 +579,7 @@ def _stray_writes_clause(
         return ClauseResult(
             "no-stray-writes", "fail", f"after {ws.runs} runs the suite differs: " + "; ".join(problems)
         )
-    new_other = len([p for p in after if p not in before and p not in ignored])
+    new_other = len(diff.added)
     extra = f"; {new_other} new non-source artifact(s) allowed" if new_other else ""
     return ClauseResult(
         "no-stray-writes",

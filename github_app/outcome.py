@@ -15,7 +15,7 @@ from core.campaign.model import CandidateRecord, Direction
 from core.campaign.verdict import is_regression
 from core.config import GithubConfig
 from core.diagnostics import Diagnostic, Severity
-from core.integrity.findings import TITLES
+from core.integrity.checks import rule_title
 from core.registry import EvaluatorRef
 from github_app import hygiene
 from github_app.text import COMMENT_MARKER, HOW_TO_ACCEPT, TITLE_VERBS
@@ -158,7 +158,7 @@ def rejected_report(record: CandidateRecord) -> str:
     for f in record.findings:
         lines.append(
             f"| {f.code}{' (flag)' if f.severity == 'flag' else ''} | {hygiene.inline(f.path, 300)} | "
-            f"{hygiene.inline(f.detail, 500)} | {TITLES.get(f.code, '')} |"
+            f"{hygiene.inline(f.detail, 500)} | {rule_title(f.code)} |"
         )
     if record.status == "rejected":
         lines += ["", HOW_TO_ACCEPT]
@@ -218,9 +218,9 @@ def annotations_of(m: Measured) -> list[dict[str, Any]]:
                 "start_line": 1,
                 "end_line": 1,
                 "annotation_level": "failure" if f.severity == "reject" else "warning",
-                "title": hygiene.plain(f"{f.code} {TITLES.get(f.code, '')}", hygiene.ANNOTATION_TITLE_LIMIT),
+                "title": hygiene.plain(f"{f.code} {rule_title(f.code)}", hygiene.ANNOTATION_TITLE_LIMIT),
                 "message": hygiene.plain(
-                    f.detail or TITLES.get(f.code, f.code), hygiene.ANNOTATION_MESSAGE_LIMIT
+                    f.detail or rule_title(f.code) or f.code, hygiene.ANNOTATION_MESSAGE_LIMIT
                 ),
             }
         )

@@ -9,13 +9,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.diagnostics import rule_url
-from core.integrity.checks import TITLES as CHECK_TITLES
 
 # `core.diagnostics.FindingSeverity` shows the same words in the rule table.
 Severity = Literal["reject", "flag"]
-
-# Reports print these beside a finding's code; each IN module declares its own (one source).
-TITLES = CHECK_TITLES
 
 
 @dataclass(frozen=True)
@@ -24,6 +20,13 @@ class Finding:
     severity: Severity
     path: str
     detail: str
+
+    @property
+    def title(self) -> str:
+        """The rule's short title, from the rule table (`core.integrity.checks`)."""
+        from core.integrity.checks import rule_title  # the checks import this module
+
+        return rule_title(self.code)
 
     @property
     def url(self) -> str:

@@ -7,16 +7,12 @@ command line, system and global config are ignored, no `GIT_*` variable of the c
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import os
 import subprocess
-import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, NoReturn, TypeVar
 
 from core.errors import GitError
 
@@ -45,7 +41,7 @@ def git_argv(repo: Path, args: Iterable[str]) -> list[str]:
     return ["git", *HARDENING, "-C", str(repo), *args]
 
 
-def _explain(repo: Path, args: tuple[str, ...], stderr: bytes) -> str:
+def explain_failure(repo: Path, args: tuple[str, ...], stderr: bytes) -> str:
     lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
     text = " ".join(lines)
     if not Path(repo).is_dir():
@@ -59,12 +55,12 @@ def _explain(repo: Path, args: tuple[str, ...], stderr: bytes) -> str:
     return f"git {args[0] if args else ''} failed in {repo}: {detail or 'no message'}"
 
 
-def _failed(
+def git_failure(
     repo: Path, args: tuple[str, ...], argv: list[str], returncode: int | None, stderr: bytes
 ) -> GitError:
     """The GitError of a git process that failed: its explanation, and what ran and what it said."""
     return GitError(
-        _explain(repo, args, stderr),
+        explain_failure(repo, args, stderr),
         argv=argv,
         returncode=returncode,
         stderr=stderr.decode("utf-8", "replace"),
@@ -79,7 +75,7 @@ def run_git_bytes(repo: Path, *args: str, check: bool = True, input: bytes | Non
     except FileNotFoundError:
         raise GitError(NO_GIT, argv=argv) from None
     if check and proc.returncode != 0:
-        raise _failed(repo, args, argv, proc.returncode, proc.stderr)
+        raise git_failure(repo, args, argv, proc.returncode, proc.stderr)
     return proc.stdout
 
 
@@ -105,7 +101,7 @@ def resolve_commit(repo: Path, ref: str) -> str:
     if proc.returncode == 0 and sha:
         return sha
     if not Path(repo).is_dir() or b"not a git repository" in proc.stderr:
-        raise _failed(repo, ("rev-parse",), argv, proc.returncode, proc.stderr)
+        raise git_failure(repo, ("rev-parse",), argv, proc.returncode, proc.stderr)
     raise GitError(
         f"ref {ref!r} does not exist in {repo}",
         argv=argv,
@@ -251,237 +247,11 @@ def diff_tree(repo: Path, old: str, new: str) -> list[RawChange]:
 # ------------------------------------------------------------------------------ persistent object reads
 
 _HEX = frozenset("0123456789abcdef")
-_T = TypeVar("_T")
-_CHUNK_BYTES = 8192  # requests per write stay far below any pipe buffer, so git can never block us both
-_MAX_STORES = 8
 
 
 def is_object_id(text: str) -> bool:
     """A full hex object id (sha1 or sha256): immutable, unlike a ref name."""
     return len(text) in (40, 64) and set(text) <= _HEX
-
-
-def _identity(repo: str) -> tuple[int, ...]:
-    """Which repository lives at `repo` now: a directory replaced by a new clone gets a new store."""
-    st = os.stat(repo)
-    ident: tuple[int, ...] = (st.st_dev, st.st_ino)
-    try:
-        git_st = os.lstat(os.path.join(repo, ".git"))
-    except OSError:
-        return ident
-    return (*ident, git_st.st_dev, git_st.st_ino)
-
-
-class ObjectStore:
-    """Long-lived `git cat-file --batch-check` / `--batch` processes for one repository.
-
-    An unchanged suite must cost O(1) tree lookups (SPEC §11), and a git process costs milliseconds, so the
-    guard asks one process per kind of question and keeps it. Only full object ids (and `<oid>:<path>`,
-    `<oid>^{tree}`) may be asked: objects never change, but a long-lived git keeps a stale view of refs (a
-    packed-refs file rewritten within the same second looks unchanged to it), so ref names are always
-    resolved by a fresh process (`resolve_commits`).
-    """
-
-    def __init__(self, repo: str) -> None:
-        self.repo = repo
-        self.identity = _identity(repo)
-        self._lock = threading.Lock()
-        self._procs: dict[str, subprocess.Popen[bytes]] = {}
-        self._errors: dict[str, IO[bytes]] = {}
-
-    def _proc(self, mode: str) -> subprocess.Popen[bytes]:
-        proc = self._procs.get(mode)
-        if proc is not None and proc.poll() is None:
-            return proc
-        self._stop(mode)  # it died between requests (killed, OOM): start afresh
-        # Kept open as long as the process runs; read only to explain a failure.
-        errors = tempfile.TemporaryFile()  # noqa: SIM115
-        try:
-            proc = subprocess.Popen(
-                git_argv(Path(self.repo), ("cat-file", mode)),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=errors,
-                env=git_env(),
-            )
-        except FileNotFoundError:
-            errors.close()
-            raise GitError(NO_GIT, argv=git_argv(Path(self.repo), ("cat-file", mode))) from None
-        self._procs[mode], self._errors[mode] = proc, errors
-        return proc
-
-    def _stop(self, mode: str) -> bytes:
-        """Stop one process; what it wrote to stderr."""
-        proc, errors = self._procs.pop(mode, None), self._errors.pop(mode, None)
-        if proc is not None:
-            proc.kill()
-            proc.wait()
-            for stream in (proc.stdin, proc.stdout):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
-        if errors is None:
-            return b""
-        errors.seek(0)
-        stderr = errors.read()
-        errors.close()
-        return stderr
-
-    def _fail(self, mode: str) -> NoReturn:
-        """The process died during a request (not a repository, a corrupt object store): one GitError."""
-        proc = self._procs.get(mode)
-        returncode = proc.poll() if proc is not None else None
-        argv = git_argv(Path(self.repo), ("cat-file", mode))
-        raise _failed(Path(self.repo), ("cat-file",), argv, returncode, self._stop(mode))
-
-    def _exchange(self, mode: str, specs: list[str], read_one: Callable[[IO[bytes]], _T]) -> list[_T]:
-        for spec in specs:
-            if "\n" in spec or "\0" in spec:
-                raise GitError(f"ref {spec!r} does not exist in {self.repo}")
-            if not is_object_id(spec.partition(":")[0].partition("^")[0]):
-                raise ValueError(f"ObjectStore is asked only about object ids, not {spec!r}")
-        answers: list[_T] = []
-        with self._lock:
-            proc = self._proc(mode)
-            assert proc.stdin is not None and proc.stdout is not None
-            start = 0
-            while start < len(specs):
-                size, stop = 0, start
-                while stop < len(specs) and (stop == start or size + len(specs[stop]) < _CHUNK_BYTES):
-                    size += len(specs[stop]) + 1
-                    stop += 1
-                try:
-                    proc.stdin.write(
-                        "".join(f"{s}\n" for s in specs[start:stop]).encode("utf-8", "surrogateescape")
-                    )
-                    proc.stdin.flush()
-                    for _ in range(start, stop):
-                        answers.append(read_one(proc.stdout))
-                except (OSError, EOFError):
-                    self._fail(mode)
-                start = stop
-        return answers
-
-    def info(self, specs: Sequence[str]) -> list[ObjectInfo]:
-        """`git cat-file --batch-check` answers for object ids or `<oid>:<path>` names, in order."""
-        names = list(specs)
-        lines = self._exchange("--batch-check", names, _read_line)
-        return [_parse_info(spec, line) for spec, line in zip(names, lines, strict=True)]
-
-    def require(self, specs: Sequence[str]) -> list[ObjectInfo]:
-        """`info` for objects that must exist (commits a fresh git just resolved, their trees).
-
-        A miss means this store may be reading another repository that used to live at the same path (a
-        re-clone can even reuse the directory's inode): start afresh once and ask again. Path lookups under
-        a commit are only trusted after the commit itself was found, so a stale store can answer only with
-        objects of the same ids, which have the same content.
-        """
-        found = self.info(specs)
-        if any(info.oid is None for info in found):
-            with self._lock:
-                for mode in list(self._procs):
-                    self._stop(mode)
-            found = self.info(specs)
-        return found
-
-    def objects(self, specs: Sequence[str]) -> list[tuple[ObjectInfo, bytes]]:
-        """Type, id and content of each object (an empty info and b"" when it does not exist)."""
-        names = list(specs)
-        found = self._exchange("--batch", names, _read_object)
-        return [(_parse_info(spec, header), data) for spec, (header, data) in zip(names, found, strict=True)]
-
-    def blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
-        """Contents by object id; a missing object is a GitError."""
-        unique = list(dict.fromkeys(oids))
-        result = {}
-        for oid, (info, data) in zip(unique, self.objects(unique), strict=True):
-            if info.oid is None:
-                raise GitError(
-                    f"git cat-file failed in {self.repo}: object {oid} is missing",
-                    argv=git_argv(Path(self.repo), ("cat-file", "--batch")),
-                )
-            result[oid] = data
-        return result
-
-    def close(self) -> None:
-        with self._lock:
-            for mode in list(self._procs):
-                self._stop(mode)
-
-
-def _read_line(stream: IO[bytes]) -> str:
-    line = stream.readline()
-    if not line.endswith(b"\n"):
-        raise EOFError
-    return line[:-1].decode("utf-8", "surrogateescape")
-
-
-def _read_object(stream: IO[bytes]) -> tuple[str, bytes]:
-    header = _read_line(stream)
-    parts = header.rsplit(" ", 2)
-    if len(parts) != 3 or not parts[2].isdigit() or parts[1] not in ("blob", "tree", "commit", "tag"):
-        return header, b""
-    size = int(parts[2])
-    data = stream.read(size)
-    if len(data) != size or stream.read(1) != b"\n":
-        raise EOFError
-    return header, data
-
-
-def _parse_info(spec: str, line: str) -> ObjectInfo:
-    parts = line.rsplit(" ", 2)
-    if len(parts) == 3 and parts[2].isdigit() and parts[1] in ("blob", "tree", "commit", "tag"):
-        return ObjectInfo(spec, parts[0], parts[1], int(parts[2]))
-    return ObjectInfo(spec, None, None, 0)
-
-
-_STORES: dict[str, ObjectStore] = {}
-_STORES_LOCK = threading.Lock()
-
-
-def _forget_after_fork() -> None:
-    """A forked child (a campaign worker) starts its own stores: the parent's pipes and locks are not its own."""
-    global _STORES_LOCK
-    _STORES_LOCK = threading.Lock()
-    _STORES.clear()
-
-
-os.register_at_fork(after_in_child=_forget_after_fork)
-
-
-def object_store(repo: Path | str) -> ObjectStore:
-    """The process-wide store of `repo` (at most a few are kept; a forked child starts its own)."""
-    key = os.path.abspath(repo)
-    try:
-        identity = _identity(key)
-    except OSError:
-        raise GitError(_explain(Path(repo), ("cat-file",), b"")) from None
-    stale: list[ObjectStore] = []
-    with _STORES_LOCK:
-        store = _STORES.pop(key, None)
-        if store is not None and store.identity != identity:
-            stale.append(store)
-            store = None
-        if store is None:
-            store = ObjectStore(key)
-        _STORES[key] = store
-        while len(_STORES) > _MAX_STORES:
-            stale.append(_STORES.pop(next(iter(_STORES))))
-    for old in stale:
-        old.close()
-    return store
-
-
-def close_object_stores() -> None:
-    """Stop every persistent git process this process started (also run at exit)."""
-    with _STORES_LOCK:
-        stores = list(_STORES.values())
-        _STORES.clear()
-    for store in stores:
-        store.close()
-
-
-atexit.register(close_object_stores)
 
 
 def resolve_commits(repo: Path, refs: Sequence[str]) -> list[str]:
@@ -496,6 +266,8 @@ def resolve_commits(repo: Path, refs: Sequence[str]) -> list[str]:
             infos[index] = info
     by_id = [index for index, ref in enumerate(refs) if is_object_id(ref)]
     if by_id:
+        from core.integrity.object_store import object_store  # it imports this module
+
         for index, info in zip(by_id, object_store(repo).require([specs[i] for i in by_id]), strict=True):
             infos[index] = info
     commits = []
@@ -520,101 +292,3 @@ def state_dir(repo: Path) -> Path | None:
             return None
         _STATE_DIRS[key] = (Path(repo) / common / "proctor").resolve()
     return _STATE_DIRS[key]
-
-
-# ------------------------------------------------------------------------------------- tree diff
-
-_TREE_MODES = {b"100644": 0o100644, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
-_DIR_MODE = 0o40000
-
-
-def parse_tree(data: bytes, raw_len: int) -> list[tuple[int, bytes, str]] | None:
-    """(mode, name, hex oid) of each entry of a canonical tree object; None for anything unusual.
-
-    Unusual means what `git fsck` warns about (odd or zero-padded modes, empty, `.`, `..` or `/` names,
-    duplicates, wrong order): those trees go to `git diff-tree` itself, so git's own reading decides.
-    """
-    entries = []
-    names: set[bytes] = set()
-    previous = b""
-    pos, end = 0, len(data)
-    while pos < end:
-        space = data.find(b" ", pos, pos + 7)
-        if space < 0:
-            return None
-        nul = data.find(b"\0", space + 1)
-        if nul < 0 or nul + 1 + raw_len > end:
-            return None
-        mode_text, name = data[pos:space], data[space + 1 : nul]
-        mode = _DIR_MODE if mode_text == b"40000" else _TREE_MODES.get(mode_text)
-        if mode is None or name in (b"", b".", b"..") or b"/" in name or name in names:
-            return None
-        key = name + b"/" if mode == _DIR_MODE else name
-        if key <= previous:
-            return None
-        names.add(name)
-        previous = key
-        entries.append((mode, name, data[nul + 1 : nul + 1 + raw_len].hex()))
-        pos = nul + 1 + raw_len
-    return entries
-
-
-def diff_trees(store: ObjectStore, old_tree: str, new_tree: str) -> list[RawChange] | None:
-    """`git diff-tree -r --raw` of two trees, read level by level through the store.
-
-    Subtrees with equal ids are never opened, so the cost follows what changed, not the size of the
-    repository. None when a tree is unusual (see `parse_tree`): the caller then runs `diff_tree`.
-    """
-    zero = "0" * len(old_tree)
-    raw_len = len(old_tree) // 2
-    changes: list[RawChange] = []
-    level: list[tuple[str, str | None, str | None]] = [("", old_tree, new_tree)]
-    while level:
-        wanted = [oid for _, old, new in level for oid in (old, new) if oid is not None]
-        trees: dict[str, list[tuple[int, bytes, str]]] = {}
-        for (info, data), oid in zip(store.objects(wanted), wanted, strict=True):
-            parsed = parse_tree(data, raw_len) if info.type == "tree" else None
-            if parsed is None:
-                return None
-            trees[oid] = parsed
-        following: list[tuple[str, str | None, str | None]] = []
-        for prefix, old, new in level:
-            before = {name: (mode, oid) for mode, name, oid in trees[old]} if old else {}
-            after = {name: (mode, oid) for mode, name, oid in trees[new]} if new else {}
-            for name in sorted(before.keys() | after.keys()):
-                o, n = before.get(name), after.get(name)
-                if o == n:
-                    continue
-                path = prefix + name.decode("utf-8", "surrogateescape")
-                o_dir = o is not None and o[0] == _DIR_MODE
-                n_dir = n is not None and n[0] == _DIR_MODE
-                if o_dir or n_dir:
-                    following.append(
-                        (
-                            f"{path}/",
-                            o[1] if o is not None and o_dir else None,
-                            n[1] if n is not None and n_dir else None,
-                        )
-                    )
-                o_blob = o if o is not None and not o_dir else None
-                n_blob = n if n is not None and not n_dir else None
-                if o_blob is None and n_blob is None:
-                    continue
-                if o_blob is None:
-                    status = "A"
-                elif n_blob is None:
-                    status = "D"
-                else:
-                    status = "M" if (o_blob[0] & 0o170000) == (n_blob[0] & 0o170000) else "T"
-                changes.append(
-                    RawChange(
-                        f"{o_blob[0]:06o}" if o_blob else "000000",
-                        f"{n_blob[0]:06o}" if n_blob else "000000",
-                        o_blob[1] if o_blob else zero,
-                        n_blob[1] if n_blob else zero,
-                        status,
-                        path,
-                    )
-                )
-        level = following
-    return changes

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from core.errors import GitError, IntegrityError
 from core.integrity.classify import fold, is_junk
-from core.integrity.git import TreeEntry, ls_tree, object_store, resolve_commit
+from core.integrity.git import TreeEntry, ls_tree, resolve_commit
+from core.integrity.object_store import object_store
 from core.integrity.settings import GuardConfig
 from core.treewalk import remove_tree, walk
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from core.integrity.findings import TITLES
+from core.integrity.checks import rule_title
 
 if TYPE_CHECKING:
     from core.integrity.guard import GuardReport
@@ -53,7 +53,7 @@ def guard_text(report: GuardReport) -> str:
     codes = sorted({f.code for f in report.findings})
     if codes:
         lines.append("")
-        lines.extend(f"  {code}: {TITLES.get(code, '')}" for code in codes)
+        lines.extend(f"  {code}: {rule_title(code)}" for code in codes)
     return "\n".join(lines)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from core.campaign.model import CampaignResult, ScoredRow, better
 from core.campaign.scoreboard import fmt_delta, fmt_score, no_winner_reason, note_for
 from core.diagnostics import rule_url
-from core.integrity.findings import TITLES
+from core.integrity.checks import rule_title
 
 Group = Literal["ranked", "rejected", "failed"]
 # Integrity codes are documented in the README's integrity section; rule codes in docs/rules.md.
@@ -247,7 +247,7 @@ def _row(scored: ScoredRow, facts: Mapping[str, CommitFacts], winner: int | None
 
 def _finding(code: str, severity: str, path: str, detail: str) -> ReportFinding:
     url = INTEGRITY_DOCS_URL if code.startswith("IN") else rule_url(code)
-    return ReportFinding(code, severity, TITLES.get(code, ""), path, detail, url)
+    return ReportFinding(code, severity, rule_title(code), path, detail, url)
 
 
 def tail_text(text: str, limit: int = OUTPUT_TAIL_CHARS) -> str:

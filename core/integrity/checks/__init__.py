@@ -1,10 +1,11 @@
 """The integrity rules IN001–IN011, one module per code: its `CODE`, `NAME`, `SEVERITY`, `TITLE` (the short
-phrase reports print beside a finding) and a doc with the headings every rule doc has.
+phrase reports print beside a finding), a doc with the headings every rule doc has, and, for the codes the
+guard decides from a baseline/candidate pair, `check(ctx)` yielding its findings.
 
-The guard (`core.integrity.guard`, `hooks`, `gitattr`) still makes the decisions and builds the findings;
-these modules are the findings' identity, what `proctor rule INxxx` prints and what docs/rules.md and each
-finding's `url` point at. `core.rules.registry` puts them in the one sorted rule table. Importing this package
-is cheap (no pydantic, no rule engine): `proctor guard` loads it for the titles and URLs.
+`CHECK_MODULES` is the IN part of the one rule table (`core.rules.registry` sorts it in with the other
+families): what `proctor rule INxxx` prints, what docs/rules.md and each finding's `url` point at, and the
+list the guard loops over (`GUARD_CHECKS`). IN009 is decided after a run (`guard.rehash_findings`), not
+from a pair. Importing this package is cheap (no pydantic, no rule engine): `proctor guard` loads it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from core.integrity.checks import (
     stale_result_json_at_launch,
 )
 
-__all__ = ["CHECK_MODULES", "TITLES"]
+__all__ = ["CHECK_MODULES", "GUARD_CHECKS", "rule_title"]
 
 CHECK_MODULES: tuple[ModuleType, ...] = (
     protected_file_changed,
@@ -41,4 +42,12 @@ CHECK_MODULES: tuple[ModuleType, ...] = (
     runtime_scoring_patch,
 )
 
-TITLES: dict[str, str] = {module.CODE: module.TITLE for module in CHECK_MODULES}
+GUARD_CHECKS: tuple[ModuleType, ...] = tuple(module for module in CHECK_MODULES if hasattr(module, "check"))
+
+_BY_CODE = {module.CODE: module for module in CHECK_MODULES}
+
+
+def rule_title(code: str) -> str:
+    """The short phrase a report prints beside an integrity finding's code ('' for any other code)."""
+    module = _BY_CODE.get(code)
+    return str(module.TITLE) if module is not None else ""

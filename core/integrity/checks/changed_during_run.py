@@ -39,9 +39,93 @@ evaluator (`proctor check` reports those writes as EV016) and register a new ver
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.classify import is_source
+from core.integrity.findings import Finding, reject
 
 CODE = "IN009"
 NAME = "changed-during-run"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "suite changed during the evaluation run"
+
+if TYPE_CHECKING:
+    from core.integrity.manifest import SuiteSnapshot
+    from core.integrity.settings import GuardConfig
+
+
+def after_run(before: SuiteSnapshot, suite_dir: Path, config: GuardConfig) -> list[Finding]:
+    """The findings of hashing the suite and the protected inputs again after a run (`before`: at launch)."""
+    from core.integrity.context import suite_rel
+    from core.integrity.manifest import snapshot
+
+    suite = suite_rel(config)
+    suite_dir = Path(suite_dir)
+    if suite_dir.is_symlink() or not suite_dir.is_dir():
+        return [reject(CODE, suite, "the suite directory was removed or replaced during the run")]
+    after = snapshot(suite_dir)
+    findings = [
+        reject(CODE, f"{suite}/{rel}", f"during the run, {what}")
+        for rel, what in _suite_changes(before, after, suite_dir)
+    ]
+    if before.inputs:
+        findings.extend(_input_changes(before, suite_dir, suite, config))
+    return findings
+
+
+def _suite_changes(before: SuiteSnapshot, after: SuiteSnapshot, suite_dir: Path) -> list[tuple[str, str]]:
+    """(suite-relative path, what happened) for the protected files, bytecode and new files of the suite."""
+    from core.integrity.suite_diff import snapshot_state, suite_diff
+
+    diff = suite_diff(snapshot_state(before), snapshot_state(after))
+    deleted, touched, added = set(diff.deleted), set(diff.changed) | set(diff.added), set(diff.added)
+    found: list[tuple[str, str]] = []
+    for rel, digest in before.manifest.items():
+        mode = after.modes.get(rel)
+        if rel in deleted or mode is None:
+            found.append((rel, "a protected file was deleted"))
+        elif rel not in touched and rel in before.modes:
+            continue
+        elif mode["type"] != "file":
+            found.append((rel, f"a protected file became a {mode['type']}"))
+        else:
+            if after.manifest.get(rel) != digest:
+                found.append((rel, "a protected file's content changed"))
+            if mode["executable"] != before.modes.get(rel, {}).get("executable"):
+                found.append((rel, "a protected file's executable bit changed"))
+    for rel, digest in after.junk.items():
+        if rel in touched and before.junk.get(rel) != digest:
+            found.append((rel, "bytecode appeared in the suite (it can replace a module at import)"))
+    for rel, mode in after.modes.items():
+        if rel not in added or rel in before.manifest or rel in after.junk:
+            continue
+        if mode["type"] == "symlink":
+            found.append((rel, "a symlink appeared in the suite"))
+        elif mode["type"] == "file":
+            executable = bool(mode["executable"])
+            head = b"" if executable else _head(suite_dir / rel)
+            if is_source(rel, executable=executable, head=head):
+                found.append((rel, "a new source file appeared in the suite"))
+    return found
+
+
+def _input_changes(before: SuiteSnapshot, suite_dir: Path, suite: str, config: GuardConfig) -> list[Finding]:
+    from core.integrity.manifest import input_digests
+
+    workspace = suite_dir.parents[len(Path(suite).parts) - 1]
+    now = input_digests(workspace, config)
+    return [
+        reject(CODE, rel, "during the run, a protected input was modified, added or deleted")
+        for rel in sorted(before.inputs.keys() | now.keys())
+        if before.inputs.get(rel) != now.get(rel)
+    ]
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2)
+    except OSError:
+        return b""

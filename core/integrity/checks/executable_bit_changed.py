@@ -30,9 +30,26 @@ evaluator version.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.findings import Finding, reject
 
 CODE = "IN004"
 NAME = "executable-bit-changed"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "protected file's executable bit changed"
+
+if TYPE_CHECKING:
+    from core.integrity.context import GuardContext
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    for change in ctx.in_zone("suite"):
+        old, new = change.old, change.new
+        if not change.protected_file or old is None or new is None or new.kind != "file":
+            continue
+        if old.executable != new.executable:
+            state = "set" if new.executable else "cleared"
+            yield reject(CODE, change.path, f"the executable bit was {state} on a protected file")

@@ -40,9 +40,21 @@ they cannot reach the evaluator are reported as IN011 flags, not rejections.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.findings import Finding
 
 CODE = "IN007"
 NAME = "interpreter-hook"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "interpreter hook on the evaluator's sys.path"
+
+if TYPE_CHECKING:
+    from core.integrity.context import GuardContext
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    """The rejections of the one hook analysis (`GuardContext.hook_findings`); its flags are IN011's."""
+    yield from (finding for finding in ctx.hook_findings if finding.code == CODE)

@@ -34,9 +34,38 @@ evaluator really needs is added by a maintainer, with a new evaluator version.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.classify import SOURCE_SUFFIXES, is_source, source_suffix
+from core.integrity.findings import Finding, reject
 
 CODE = "IN005"
 NAME = "new-source-in-suite"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "new source file in the suite"
+
+if TYPE_CHECKING:
+    from core.integrity.context import GuardContext
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    for change in ctx.in_zone("suite"):
+        path, old, new = change.path, change.old, change.new
+        if change.protected_file or new is None or new.kind in ("symlink", "submodule", "special"):
+            continue  # symlinks and special files are IN003; a gitlink is an empty directory
+        if old is not None and not change.content and old.kind == new.kind:
+            continue  # only the exec bit of a cache file changed
+        known = (
+            new.executable or source_suffix(path) in SOURCE_SUFFIXES
+        )  # a shebang can hide behind any suffix
+        head = b"" if known else (ctx.view.read_new(path) or b"")[:2]
+        if is_source(path, executable=new.executable, head=head):
+            what = "changed" if old is not None else "new"
+            why = (
+                "bytecode can replace a module at import"
+                if source_suffix(path) == ".pyc"
+                else "source by suffix, mode or shebang"
+            )
+            yield reject(CODE, path, f"a {what} source file in the suite ({why})")

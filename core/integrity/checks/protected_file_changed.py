@@ -38,9 +38,22 @@ versions are never compared.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.findings import Finding, reject
 
 CODE = "IN001"
 NAME = "protected-file-changed"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "protected file changed"
+
+if TYPE_CHECKING:
+    from core.integrity.context import GuardContext
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    for change in ctx.in_zone("suite"):
+        if change.protected_file and change.new is not None and change.new.kind == "file" and change.content:
+            yield reject(CODE, change.path, "a protected file's content changed")

@@ -29,9 +29,26 @@ changed by a maintainer and registered as a new evaluator version, never by a ca
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.findings import Finding, reject
 
 CODE = "IN002"
 NAME = "protected-file-deleted"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "protected file deleted"
+
+if TYPE_CHECKING:
+    from core.integrity.context import GuardContext
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    for change in ctx.in_zone("suite"):
+        if (
+            change.protected_file
+            and change.new is None
+            and ctx.view.new_kind(change.path) not in ("dir", "submodule")
+        ):
+            yield reject(CODE, change.path, "a protected file was deleted")

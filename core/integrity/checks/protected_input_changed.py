@@ -32,9 +32,34 @@ made by a maintainer, with the reason recorded in the registry; never accept it 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.findings import Finding, reject
 
 CODE = "IN010"
 NAME = "protected-input-changed"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "protected input modified, deleted or extended"
+
+if TYPE_CHECKING:
+    from core.integrity.context import Change, GuardContext
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    for change in ctx.in_zone("input"):
+        yield reject(CODE, change.path, _detail(change, ctx.input_root(change.path) or change.path))
+
+
+def _detail(change: Change, root: str) -> str:
+    old, new = change.old, change.new
+    if new is None:
+        return f"a protected input under {root!r} was deleted"
+    if old is None:
+        return f"a new file in the protected input {root!r}"
+    if old.kind != new.kind:
+        return f"a protected input became a {new.kind}"
+    if change.content:
+        return f"a protected input under {root!r} was modified"
+    return f"a protected input's executable bit changed under {root!r}"

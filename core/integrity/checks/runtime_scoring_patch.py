@@ -39,9 +39,27 @@ by hand.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.findings import Finding
+from core.integrity.patches import SCORING_ROOTS, patch_findings
 
 CODE = "IN011"
 NAME = "runtime-scoring-patch"
 SEVERITY = FindingSeverity.FLAG
 TITLE = "candidate code patches scoring at run time"
+
+if TYPE_CHECKING:
+    from core.integrity.context import GuardContext
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    """Hooks that cannot reach the evaluator (from the hook analysis), then run-time patches in candidate
+    Python files outside the suite."""
+    yield from (finding for finding in ctx.hook_findings if finding.code == CODE)
+    if ctx.provided_python:
+        scoring = ctx.model.scoring_modules(SCORING_ROOTS)
+        for path in ctx.provided_python:
+            yield from patch_findings(path, ctx.new_text(path), scoring)

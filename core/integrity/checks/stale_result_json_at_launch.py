@@ -33,9 +33,31 @@ commit.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from core.diagnostics import FindingSeverity
+from core.integrity.findings import Finding, reject
 
 CODE = "IN006"
 NAME = "stale-result-json-at-launch"
 SEVERITY = FindingSeverity.REJECT
 TITLE = "stale result.json in the baseline suite"
+
+if TYPE_CHECKING:
+    from core.integrity.context import GuardContext
+
+
+def stale_finding(suite: str) -> Finding:
+    """The IN006 finding, also what `proctor campaign` refuses to launch with."""
+    return reject(
+        CODE,
+        f"{suite}/result.json",
+        f"a result.json is committed in the baseline suite: it would be protected with the suite and mistaken "
+        f"for a fresh result; delete {suite}/result.json from the baseline commit and commit again",
+    )
+
+
+def check(ctx: GuardContext) -> Iterator[Finding]:
+    if ctx.view.baseline_has(f"{ctx.suite}/result.json"):
+        yield stale_finding(ctx.suite)

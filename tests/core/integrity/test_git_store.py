@@ -17,8 +17,10 @@ import pytest
 from core.config import Config
 from core.errors import GitError
 from core.integrity import git as gitcmd
-from core.integrity import guard as guard_module
+from core.integrity import git_view
+from core.integrity.git_trees import diff_trees
 from core.integrity.guard import guard_refs
+from core.integrity.object_store import object_store
 from tests.core.integrity.helpers import commit_all, git, init_repo, write
 
 # ----------------------------------------------------------------------------------------- diff_trees
@@ -76,7 +78,7 @@ def _by_path(changes: list[gitcmd.RawChange] | None) -> list[gitcmd.RawChange]:
 
 
 def _trees(repo: Path, *commits: str) -> list[str]:
-    infos = gitcmd.object_store(repo).info([f"{c}^{{tree}}" for c in commits])
+    infos = object_store(repo).info([f"{c}^{{tree}}" for c in commits])
     return [info.oid or "" for info in infos]
 
 
@@ -96,7 +98,7 @@ def test_diff_trees_equals_git_diff_tree(tmp_path: Path) -> None:
         old_tree, new_tree = _trees(repo, first, second)
         for a, b, ta, tb in ((first, second, old_tree, new_tree), (second, first, new_tree, old_tree)):
             expected = _by_path(gitcmd.diff_tree(repo, a, b))
-            assert _by_path(gitcmd.diff_trees(gitcmd.object_store(repo), ta, tb)) == expected
+            assert _by_path(diff_trees(object_store(repo), ta, tb)) == expected
             statuses.update(change.status for change in expected)
     assert {"A", "D", "M", "T"} <= statuses  # the random edits reached every kind of change
 
@@ -116,7 +118,7 @@ def test_unusual_tree_falls_back_to_git_itself(tmp_path: Path) -> None:
     tree = git(repo, "hash-object", "-t", "tree", "--literally", "-w", "--stdin", input=doubled).strip()
     cand = git(repo, "commit-tree", tree, "-p", base, "-m", "odd").strip()
     (base_tree,) = _trees(repo, base)
-    assert gitcmd.diff_trees(gitcmd.object_store(repo), base_tree, tree) is None
+    assert diff_trees(object_store(repo), base_tree, tree) is None
     report = guard_refs(repo, base, cand, Config())
     assert report.verdict == "accepted"  # what git diff-tree reports: nothing in the suite changed
 
@@ -146,7 +148,7 @@ def test_unchanged_suite_costs_no_git_process_and_no_listing(
     monkeypatch.setattr(subprocess, "run", forbidden)
     monkeypatch.setattr(subprocess, "Popen", forbidden)
     monkeypatch.setattr(gitcmd, "ls_tree", forbidden)
-    monkeypatch.setattr(guard_module, "_SUITE_CACHE", {})
+    monkeypatch.setattr(git_view, "_SUITE_CACHE", {})
     again = guard_refs(repo, base, cand, Config())
     assert again == first and again.verdict == "accepted" and not again.findings
 
@@ -171,7 +173,7 @@ def test_ref_names_are_resolved_afresh_after_refs_are_repacked(tmp_path: Path) -
 
 def test_store_answers_only_object_ids(two_commits: tuple[Path, str, str]) -> None:
     repo, base, _ = two_commits
-    store = gitcmd.object_store(repo)
+    store = object_store(repo)
     with pytest.raises(ValueError, match="object ids"):
         store.info(["HEAD"])
     (info,) = store.info([f"{base}:solution.py"])
@@ -181,7 +183,7 @@ def test_store_answers_only_object_ids(two_commits: tuple[Path, str, str]) -> No
 
 def test_store_survives_its_process_dying(two_commits: tuple[Path, str, str]) -> None:
     repo, base, cand = two_commits
-    store = gitcmd.object_store(repo)
+    store = object_store(repo)
     store.info([base])
     for proc in list(store._procs.values()):
         proc.kill()
@@ -204,7 +206,7 @@ def test_a_new_repository_at_the_same_path_is_read_afresh(tmp_path: Path) -> Non
     cand = commit_all(repo, "new two")
     report = guard_refs(repo, base, cand, Config(data_dir="d"))
     assert {f.code for f in report.findings} == {"IN010"}
-    assert gitcmd.object_store(repo).info([old])[0].oid is None
+    assert object_store(repo).info([old])[0].oid is None
 
 
 def test_store_errors_are_one_line(tmp_path: Path) -> None:
@@ -232,10 +234,10 @@ def test_forked_workers_start_their_own_store(two_commits: tuple[Path, str, str]
     import multiprocessing
 
     repo, base, cand = two_commits
-    parent_store = gitcmd.object_store(repo)
+    parent_store = object_store(repo)
     assert guard_refs(repo, base, cand, Config()).verdict == "accepted"
     with multiprocessing.get_context("fork").Pool(2) as pool:
         verdicts = pool.starmap(_verdict_in_child, [(repo, base, cand)] * 4)
     assert verdicts == ["accepted"] * 4
-    assert gitcmd.object_store(repo) is parent_store
+    assert object_store(repo) is parent_store
     assert guard_refs(repo, base, cand, Config()).verdict == "accepted"
