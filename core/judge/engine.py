@@ -15,7 +15,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from core.errors import AnswerError, JudgeError, TransientFailure
 from core.judge.cache import CachedAnswer, JudgeCache, cache_key
-from core.judge.client import ChatClient, JudgeSettings, sampling_params
+from core.judge.client import ChatAnswer, ChatClient, JudgeSettings, sampling_params
 from core.judge.cost import Budget, Price, price_for, worst_case_prompt_tokens
 from core.judge.prompts import Message, repair_messages
 
@@ -78,6 +78,19 @@ class Question:
     model: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
+
+
+@dataclass
+class _Asking:
+    """One question being asked: what every attempt sends, and what the attempts have cost so far."""
+
+    question: Question
+    model: str
+    price: Price
+    params: dict[str, Any]
+    messages: list[Message]
+    cost: float = 0.0
+    calls: int = 0
 
 
 @dataclass
@@ -146,100 +159,118 @@ class Judge:
     def ask(self, question: Question, parse: Callable[[str], T]) -> Outcome[T]:
         """Ask once, and once more with a repair prompt if the answer cannot be parsed."""
         model = question.model or self.settings.model
-        price = self.price_of(model)
         params = sampling_params(
             model,
             temperature=self.settings.temperature if question.temperature is None else question.temperature,
             max_tokens=question.max_tokens or self.settings.max_tokens,
         )
-        messages = question.messages
-        cost = 0.0
-        calls = 0
+        asking = _Asking(question, model, self.price_of(model), params, question.messages)
         problem = ""
         for attempt in (0, 1):
-            key = cache_key(
-                model=model,
-                base_url=self.endpoint.base_url,
-                messages=messages,
-                params=params,
-                template_version=question.template_version,
-                rotation=question.rotation,
-                sample=question.sample,
-            )
-            hit = self.cache.get(key) if self.cache is not None else None
+            key = self._key(asking)
+            hit = self._from_cache(key, parse, asking)
             if hit is not None:
-                try:
-                    value = parse(hit.content)
-                except AnswerError:
-                    hit = None  # stored by an older parser that accepted it; ask again
-                else:
-                    self._count(cache_hits=1)
-                    return Outcome("ok", value, hit.content, cached=calls == 0, cost_usd=cost, calls=calls)
-            if self.stop.is_set():
-                return Outcome("stopped", cost_usd=cost, calls=calls)
-            max_out = int(params.get("max_tokens", params.get("max_completion_tokens", 0)))
-            worst = price.cost(worst_case_prompt_tokens(messages, question.schema), max_out)
-            reservation = self.budget.reserve(worst)
-            if reservation is None:
-                return Outcome("budget", cost_usd=cost, calls=calls, problem="budget exhausted")
-            if self.stop.is_set():
-                self.budget.release(reservation)
-                return Outcome("stopped", cost_usd=cost, calls=calls)
-            try:
-                answer = self.endpoint.complete(
-                    messages,
-                    model=model,
-                    params=params,
-                    schema_name=question.schema_name,
-                    schema=question.schema,
-                )
-            except TransientFailure as exc:
-                self.budget.release(reservation)
-                with self._lock:
-                    self.counters.transient_failures += 1
-                    self.counters.last_problem = str(exc)
-                return Outcome("error", cost_usd=cost, calls=calls, problem=str(exc))
-            except BaseException:
-                # JudgeError (a request the endpoint will never take), or Ctrl-C: free the hold, stop the run.
-                self.budget.release(reservation)
-                self.stop.set()
-                raise
-            calls += 1
-            self._count(calls=1)
-            if answer.prompt_tokens is None or answer.completion_tokens is None:
-                # No usage reported: charge the reserved worst case, so the cap still holds.
-                charged = reservation.amount
-                if not self.settings.free:
-                    self._count(usage_missing=1)
-            else:
-                charged = price.cost(answer.prompt_tokens, answer.completion_tokens)
-            self.budget.reconcile(reservation, charged)
-            cost += charged
-            if answer.content is None:
-                problem = answer.problem or "unreadable response"
-            else:
-                try:
-                    value = parse(answer.content)
-                except AnswerError as exc:
-                    problem = str(exc)
-                else:
-                    if self.cache is not None:
-                        self.cache.put(
-                            key,
-                            model,
-                            CachedAnswer(
-                                answer.content, answer.prompt_tokens or 0, answer.completion_tokens or 0
-                            ),
-                        )
-                    return Outcome("ok", value, answer.content, cost_usd=cost, calls=calls)
+                return hit
+            answer = self._complete(asking)
+            if isinstance(answer, Outcome):
+                return answer
+            outcome, problem = self._parsed(answer, parse, key, asking)
+            if outcome is not None:
+                return outcome
             if attempt == 0:
                 self._count(repair_retries=1)
                 if answer.content is not None:
-                    messages = repair_messages(question.messages, answer.content, problem)
+                    asking.messages = repair_messages(question.messages, answer.content, problem)
         with self._lock:
             self.counters.parse_failures += 1
             self.counters.last_problem = problem
-        return Outcome("parse_failed", cost_usd=cost, calls=calls, problem=problem)
+        return Outcome("parse_failed", cost_usd=asking.cost, calls=asking.calls, problem=problem)
+
+    def _key(self, asking: _Asking) -> str:
+        question = asking.question
+        return cache_key(
+            model=asking.model,
+            base_url=self.endpoint.base_url,
+            messages=asking.messages,
+            params=asking.params,
+            template_version=question.template_version,
+            rotation=question.rotation,
+            sample=question.sample,
+        )
+
+    def _from_cache(self, key: str, parse: Callable[[str], T], asking: _Asking) -> Outcome[T] | None:
+        """The cached answer, when there is one the parser still accepts."""
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is None:
+            return None
+        try:
+            value = parse(hit.content)
+        except AnswerError:
+            return None  # stored by an older parser that accepted it; ask again
+        self._count(cache_hits=1)
+        return Outcome(
+            "ok", value, hit.content, cached=asking.calls == 0, cost_usd=asking.cost, calls=asking.calls
+        )
+
+    def _complete(self, asking: _Asking) -> ChatAnswer | Outcome[Any]:
+        """One call within the budget: the answer, or the outcome that says why no call was made."""
+        if self.stop.is_set():
+            return Outcome("stopped", cost_usd=asking.cost, calls=asking.calls)
+        params, question = asking.params, asking.question
+        max_out = int(params.get("max_tokens", params.get("max_completion_tokens", 0)))
+        worst = asking.price.cost(worst_case_prompt_tokens(asking.messages, question.schema), max_out)
+        reservation = self.budget.reserve(worst)
+        if reservation is None:
+            return Outcome("budget", cost_usd=asking.cost, calls=asking.calls, problem="budget exhausted")
+        if self.stop.is_set():
+            self.budget.release(reservation)
+            return Outcome("stopped", cost_usd=asking.cost, calls=asking.calls)
+        try:
+            answer = self.endpoint.complete(
+                asking.messages,
+                model=asking.model,
+                params=params,
+                schema_name=question.schema_name,
+                schema=question.schema,
+            )
+        except TransientFailure as exc:
+            self.budget.release(reservation)
+            with self._lock:
+                self.counters.transient_failures += 1
+                self.counters.last_problem = str(exc)
+            return Outcome("error", cost_usd=asking.cost, calls=asking.calls, problem=str(exc))
+        except BaseException:
+            # JudgeError (a request the endpoint will never take), or Ctrl-C: free the hold, stop the run.
+            self.budget.release(reservation)
+            self.stop.set()
+            raise
+        asking.calls += 1
+        self._count(calls=1)
+        if answer.prompt_tokens is None or answer.completion_tokens is None:
+            # No usage reported: charge the reserved worst case, so the cap still holds.
+            charged = reservation.amount
+            if not self.settings.free:
+                self._count(usage_missing=1)
+        else:
+            charged = asking.price.cost(answer.prompt_tokens, answer.completion_tokens)
+        self.budget.reconcile(reservation, charged)
+        asking.cost += charged
+        return answer
+
+    def _parsed(
+        self, answer: ChatAnswer, parse: Callable[[str], T], key: str, asking: _Asking
+    ) -> tuple[Outcome[T] | None, str]:
+        """The `ok` outcome of an answer that parses (cached for next time), else why it does not."""
+        if answer.content is None:
+            return None, answer.problem or "unreadable response"
+        try:
+            value = parse(answer.content)
+        except AnswerError as exc:
+            return None, str(exc)
+        if self.cache is not None:
+            cached = CachedAnswer(answer.content, answer.prompt_tokens or 0, answer.completion_tokens or 0)
+            self.cache.put(key, asking.model, cached)
+        return Outcome("ok", value, answer.content, cost_usd=asking.cost, calls=asking.calls), ""
 
     def ask_many(
         self,
