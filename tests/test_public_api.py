@@ -1,0 +1,56 @@
+"""Every package's public API is its `__all__`: sorted, without duplicates, and every name importable.
+
+httpx's tests/test_exported_members.py is the model. Packages are found on disk, so a new package that
+declares an `__all__` is checked without being listed here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("core", "lsp_server", "github_app")
+
+
+def _declared_all(init: Path) -> list[str] | None:
+    """The literal `__all__` of a package's `__init__.py`, read without importing it (None: none declared)."""
+    for node in ast.parse(init.read_text("utf-8")).body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            names = ast.literal_eval(value)
+            assert isinstance(names, (list, tuple)), f"{init}: __all__ must be a literal list"
+            return [str(name) for name in names]
+    return None
+
+
+def _packages() -> list[tuple[str, list[str]]]:
+    found = []
+    for top in PACKAGES:
+        for init in sorted((ROOT / top).rglob("__init__.py")):
+            names = _declared_all(init)
+            if names is not None:
+                found.append((".".join(init.parent.relative_to(ROOT).parts), names))
+    return found
+
+
+def test_the_public_packages_declare_their_api() -> None:
+    declared = {package for package, _ in _packages()}
+    assert {"core", "core.campaign", "core.judge", "lsp_server"} <= declared
+
+
+@pytest.mark.parametrize(("package", "names"), _packages(), ids=[p for p, _ in _packages()])
+def test_all_is_sorted_unique_and_importable(package: str, names: list[str]) -> None:
+    assert names == sorted(set(names)), f"{package}.__all__ is not sorted or has duplicates"
+    module = importlib.import_module(package)
+    assert list(module.__all__) == names
+    missing = [name for name in names if not hasattr(module, name)]
+    assert missing == [], f"{package}.__all__ names what it does not define"
