@@ -13,6 +13,7 @@ ProctorError                              anything the CLI turns into one line a
 │   └── IterationEvaluationError          the external evaluator failed under policy `raise` (also a RuntimeError)
 │       └── IterationEvaluationValidationError   it returned malformed metrics, directions or metadata
 ├── JudgeError                            the judge cannot run (bad endpoint, unknown price, ...)
+├── JobQueueError                         a queue URL names no queue, or the queue cannot be reached
 ├── StateDirError                         the state directory (.proctor/ or PROCTOR_STATE_DIR) cannot be written
 ├── IncompleteProtocol(brief, missing)    `proctor init`: the brief's protocol misses fields the evaluator needs
 ├── SettingsError(variable, problem)      the GitHub App: one environment variable is missing or invalid
@@ -24,6 +25,7 @@ UsageError(Exception)                     a bad `proctor check` argument, printe
 AnswerError(ValueError)                   a judge answer that is not a verdict; the reason goes back to the model
 TransientFailure(Exception)               the judge endpoint kept failing after retries; the call may succeed later
 ForeignNodeError(RuntimeError)            an AST node from another document was handed to a rule context (a bug)
+Locked(path, api)                         the GitHub App dashboard asked for without its token (answered 401)
 
 Private control-flow signals (`_Terminated` in the evaluator flow analysis, `_Stop` in the process reaper,
 `_Invalid` in the LSP settings reader) stay in their modules. An error that crosses an edge carries what its
@@ -103,6 +105,10 @@ class JudgeError(ProctorError):
     pass
 
 
+class JobQueueError(ProctorError):
+    """A queue URL that names no queue, or a queue that cannot be reached."""
+
+
 class StateDirError(ProctorError):
     """The state directory cannot be written."""
 
@@ -148,3 +154,11 @@ class TransientFailure(Exception):
 
 class ForeignNodeError(RuntimeError):
     """A per-chunk rule asked for the position of a node in another chunk (a bug in the rule split)."""
+
+
+class Locked(Exception):
+    """A dashboard route was asked for without the token; `api` picks a JSON or an HTML answer."""
+
+    def __init__(self, path: str, api: bool) -> None:
+        super().__init__(path)
+        self.path, self.api = path, api

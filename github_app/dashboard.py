@@ -18,6 +18,7 @@ from fastapi import APIRouter, Cookie, Depends, FastAPI, HTTPException, Query, R
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from core.errors import Locked
 from core.report.campaign_html import CSP as REPORT_CSP
 from github_app import dashboard_data, dashboard_html
 from github_app.store import Store
@@ -32,14 +33,6 @@ _HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-
-
-class Locked(Exception):
-    """A dashboard route was asked for without the token; `api` picks a JSON or an HTML answer."""
-
-    def __init__(self, path: str, api: bool) -> None:
-        super().__init__(path)
-        self.path, self.api = path, api
 
 
 class TokenGate:

@@ -8,14 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.errors import ProctorError
+from core.errors import JobQueueError
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 SQLITE_SCHEME = "sqlite:///"
-
-
-class JobQueueError(ProctorError):
-    """A queue URL that names no queue, or a queue that cannot be reached."""
 
 
 def is_redis(url: str) -> bool:

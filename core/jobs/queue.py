@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.jobs.backend import JobQueueError, open_huey
+from core.errors import JobQueueError
+from core.jobs.backend import open_huey
 
 DEFAULT_NAME = "proctor-jobs"
 LEASE_ENV = "PROCTOR_JOB_LEASE_S"

@@ -76,6 +76,6 @@ def test_a_missing_ref_is_one_line_naming_ref_and_repository(tmp_path: Path) -> 
 
 
 def test_every_public_error_is_a_proctor_error_or_named_outside_the_tree() -> None:
-    outside = {"UsageError", "AnswerError", "TransientFailure", "ForeignNodeError"}
+    outside = {"UsageError", "AnswerError", "TransientFailure", "ForeignNodeError", "Locked"}
     for name in _public_errors() - outside:
         assert issubclass(getattr(core.errors, name), ProctorError), name
