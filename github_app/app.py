@@ -50,4 +50,10 @@ class App:
         """Re-enqueue what a previous run left unfinished, then run jobs until `stop`."""
         runner = self.runner()
         runner.recover()
+        self.queue.on_beat, self.queue.periodic = self.store.touch, self._reclaim  # see Store.reclaim
         self.queue.work(runner.run, stop)
+
+    def _reclaim(self) -> None:
+        """Jobs whose worker died while this one runs (on another machine, say) are queued again."""
+        for job_id in self.store.reclaim():
+            self.queue.enqueue(job_id)

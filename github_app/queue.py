@@ -33,11 +33,32 @@ class JobQueue:
             self.huey = open_huey(sqlite_url(sqlite_file), "proctor-app", fsync=False)
         self._handler: Callable[[int], None] | None = None
         self._task = self.huey.task(name="proctor_job")(self._run)
+        # Called every `beat_s` while a job runs (the app renews the job's claim: Store.touch), and every
+        # `periodic_s` by the worker loop (the app re-enqueues jobs whose worker died: JobRunner.recover).
+        self.on_beat: Callable[[int], None] | None = None
+        self.beat_s = 30.0
+        self.periodic: Callable[[], object] | None = None
+        self.periodic_s = 60.0
 
     def _run(self, job_id: int) -> None:
         if self._handler is None:
             raise RuntimeError("a proctor_job ran in a process without a worker")
-        self._handler(job_id)
+        stop = threading.Event()
+        beat = threading.Thread(target=self._beat, args=(job_id, stop), daemon=True)
+        beat.start()
+        try:
+            self._handler(job_id)
+        finally:
+            stop.set()
+            beat.join()
+
+    def _beat(self, job_id: int, stop: threading.Event) -> None:
+        while not stop.wait(self.beat_s):
+            if self.on_beat is not None:
+                try:
+                    self.on_beat(job_id)
+                except Exception:  # the database is briefly away: the next beat tries again
+                    log.warning("could not renew the claim of job %s", job_id)
 
     def enqueue(self, job_id: int, delay_s: float = 0.0) -> None:
         if delay_s > 0:
@@ -61,7 +82,7 @@ class JobQueue:
         loop must outlive it, or the web half would go on accepting work nobody runs.
         """
         self._handler = handler
-        next_schedule = 0.0
+        next_schedule, next_periodic = 0.0, time.monotonic() + self.periodic_s
         while not stop.is_set():
             try:
                 now = time.monotonic()
@@ -69,6 +90,9 @@ class JobQueue:
                     for task in self.huey.read_schedule():
                         self.huey.enqueue(task)
                     next_schedule = now + 1.0
+                if self.periodic is not None and now >= next_periodic:
+                    next_periodic = now + self.periodic_s
+                    self.periodic()
                 task = self.huey.dequeue()
                 if task is None:
                     stop.wait(_POLL_S)

@@ -217,11 +217,12 @@ def worker_identity() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{_start_time(os.getpid())}"
 
 
-def _owner_alive(owner: str) -> bool:
+def _owner_alive(owner: str, beat_at: float, lease_s: float) -> bool:
+    """This machine's worker: is its process alive? Another machine's: has it renewed its claim lately?"""
     host, _, rest = owner.partition(":")
     pid, _, start = rest.partition(":")
     if host != socket.gethostname():
-        return True  # another machine's worker: its claim is its own business
+        return time.time() - beat_at < lease_s  # its worker renews `updated_at` while it runs (touch)
     return pid.isdigit() and bool(start) and _start_time(int(pid)) == start
 
 
@@ -270,8 +271,10 @@ def _create_unmigrated(engine: Engine) -> None:
 class Store:
     """All reads and writes of app state; each method is one short transaction."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, lease_s: float = 300.0) -> None:
+        """`lease_s`: how long another machine's claim stays valid without a renewal (`touch`)."""
         self.engine = make_engine(url)
+        self.lease_s = lease_s
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
@@ -358,12 +361,41 @@ class Store:
                 .values(status=status, error=error[:4000], updated_at=time.time())
             )
 
-    def recover(self) -> list[int]:
-        """Claims whose worker died (kill -9) go back to pending; returns every pending job id, oldest first."""
+    def touch(self, job_id: int) -> None:
+        """Renew this process's claim on a running job (workers on other machines judge it by this)."""
         with self._session() as session:
-            for row in session.scalars(select(JobRow).where(JobRow.status == JOB_RUNNING)):
-                if not _owner_alive(row.owner):
-                    row.status = JOB_PENDING
+            session.execute(
+                update(JobRow)
+                .where(JobRow.id == job_id, JobRow.status == JOB_RUNNING, JobRow.owner == worker_identity())
+                .values(updated_at=time.time())
+            )
+
+    def reclaim(self) -> list[int]:
+        """Claims whose worker died (kill -9, or a machine whose claims stopped being renewed) go back to
+        pending; returns their ids."""
+        with self._session() as session:
+            dead = [
+                row
+                for row in session.scalars(select(JobRow).where(JobRow.status == JOB_RUNNING))
+                if not _owner_alive(row.owner, row.updated_at, self.lease_s)
+            ]
+            moved = []
+            for row in dead:  # only while it is still the claim judged dead: never over a late `finish`
+                done = session.execute(
+                    update(JobRow)
+                    .where(JobRow.id == row.id, JobRow.status == JOB_RUNNING, JobRow.owner == row.owner)
+                    .where(JobRow.updated_at == row.updated_at)
+                    .values(status=JOB_PENDING)
+                    .execution_options(synchronize_session=False)
+                )
+                if cast("CursorResult[Any]", done).rowcount == 1:
+                    moved.append(row.id)
+            return moved
+
+    def recover(self) -> list[int]:
+        """`reclaim`, then every pending job id, oldest first (what a starting worker enqueues)."""
+        self.reclaim()
+        with self._session() as session:
             return list(
                 session.scalars(select(JobRow.id).where(JobRow.status == JOB_PENDING).order_by(JobRow.id))
             )

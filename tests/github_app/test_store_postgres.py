@@ -61,3 +61,38 @@ def test_two_workers_on_postgresql_process_a_burst_of_deliveries_exactly_once(
         owners = conn.execute(text("SELECT count(DISTINCT owner) FROM jobs")).scalar()
     engine.dispose()
     assert owners == 2  # both workers took part
+
+
+def test_a_claim_from_another_machine_is_reclaimed_only_once_its_renewals_stop(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    import time
+
+    from github_app.queue import JobQueue
+    from github_app.store import NewJob, Store
+
+    store = Store(postgres_url, lease_s=5.0)
+    job_id = store.record_delivery("d-1", "pull_request", "opened", b"{}", NewJob("o/r", 1, "a"))
+    assert job_id and store.claim(job_id) is not None
+    with store.engine.begin() as conn:  # claimed by a worker elsewhere, renewed just now
+        conn.execute(text("UPDATE jobs SET owner = 'other-host:42:1', updated_at = :t"), {"t": time.time()})
+    assert store.reclaim() == []
+    with store.engine.begin() as conn:  # ... and then its renewals stopped
+        conn.execute(text("UPDATE jobs SET updated_at = :t"), {"t": time.time() - 6.0})
+    assert store.reclaim() == [job_id]
+    assert store.recover() == [job_id] and store.claim(job_id) is not None
+
+    queue = JobQueue("sqlite", tmp_path / "queue.sqlite3")
+    queue.beat_s, queue.on_beat = 0.05, store.touch
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE jobs SET updated_at = 0"))
+
+    def handler(_job_id: int) -> None:
+        time.sleep(0.3)
+
+    queue._handler = handler
+    queue._run(job_id)  # a running job renews its claim while it runs
+    with store.engine.connect() as conn:
+        renewed = conn.execute(text("SELECT updated_at FROM jobs")).scalar()
+    assert renewed is not None and time.time() - renewed < 5.0
+    assert store.reclaim() == []
