@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,13 @@ def _declared_all(init: Path) -> list[str] | None:
     return None
 
 
+def _isort_key(name: str) -> tuple[int, list[int | str]]:
+    """ruff's RUF022 order (make lint enforces it on every `__all__`): SCREAMING_CASE, then CamelCase, then
+    the rest, each in natural order (digits compared as numbers)."""
+    group = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return group, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
 def _packages() -> list[tuple[str, list[str]]]:
     found = []
     for top in PACKAGES:
@@ -49,7 +57,8 @@ def test_the_public_packages_declare_their_api() -> None:
 
 @pytest.mark.parametrize(("package", "names"), _packages(), ids=[p for p, _ in _packages()])
 def test_all_is_sorted_unique_and_importable(package: str, names: list[str]) -> None:
-    assert names == sorted(set(names)), f"{package}.__all__ is not sorted or has duplicates"
+    assert len(set(names)) == len(names), f"{package}.__all__ has duplicates"
+    assert names == sorted(names, key=_isort_key), f"{package}.__all__ is not sorted"
     module = importlib.import_module(package)
     assert list(module.__all__) == names
     missing = [name for name in names if not hasattr(module, name)]
