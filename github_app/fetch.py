@@ -61,11 +61,17 @@ def _fetch(mirror: Path, url: str, token: str, refspecs: Sequence[str]) -> None:
             argv, env=credential_env(token), capture_output=True, timeout=FETCH_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired:
-        raise GitError(f"git fetch from {url} timed out after {FETCH_TIMEOUT_S} s") from None
+        raise GitError(f"git fetch from {url} timed out after {FETCH_TIMEOUT_S} s", argv=argv) from None
     if proc.returncode != 0:
         lines = [line for line in proc.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
         detail = lines[-1].removeprefix("fatal: ") if lines else f"exit {proc.returncode}"
-        raise GitError(f"git fetch from {url} failed: {detail.replace(token, '***')}")
+        stderr = proc.stderr.decode("utf-8", "replace")
+        raise GitError(
+            f"git fetch from {url} failed: {detail.replace(token, '***')}",
+            argv=argv,
+            returncode=proc.returncode,
+            stderr=stderr.replace(token, "***") if token else stderr,
+        )
 
 
 def fetch_commits(
