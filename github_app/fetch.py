@@ -52,9 +52,10 @@ def _missing(mirror: Path, shas: Sequence[str]) -> list[str]:
     return missing
 
 
-def _fetch(mirror: Path, url: str, token: str, refspecs: Sequence[str]) -> None:
+def _fetch(mirror: Path, url: str, token: str, refspecs: Sequence[str], options: Sequence[str] = ()) -> None:
     argv = git_argv(
-        mirror, ("fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--", url, *refspecs)
+        mirror,
+        ("fetch", "--quiet", "--no-tags", "--no-recurse-submodules", *options, "--", url, *refspecs),
     )
     try:
         proc = subprocess.run(
@@ -109,3 +110,9 @@ def fetch_commits(
     if still:
         raise GitError(f"{url} does not have commit {still[0]}" + (f" ({errors[0]})" if errors else ""))
     return mirror
+
+
+def fetch_branches(mirror: Path, url: str, token: str) -> None:
+    """Every branch of `url` as the mirror's own `refs/heads/*` (a campaign's candidate globs name branches);
+    branches deleted there are pruned here. The mirror is bare: nothing is checked out."""
+    _fetch(mirror, url, token, ["+refs/heads/*:refs/heads/*"], options=("--prune",))

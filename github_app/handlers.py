@@ -5,12 +5,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from core.errors import ProctorError
 from core.integrity.git import is_object_id
-from core.treewalk import remove_tree
-from github_app import hygiene, text
+from github_app import commands, text
 from github_app.port import PullRequestRef
-from github_app.pr_job import fetch_pull_request, score_pull_request
+from github_app.pr_job import score_pull_request
 from github_app.router import Router
 from github_app.webhook import Event
 
@@ -26,21 +24,8 @@ def command_of(event: Event) -> str | None:
     """`run` for a comment whose first line is `/proctor run ...`; None when the comment is no command."""
     comment = event.payload.get("comment")
     body = comment.get("body") if isinstance(comment, dict) else None
-    if not isinstance(body, str):
-        return None
-    words = body.strip().split("\n", 1)[0].split()
-    if len(words) < 1 or words[0] != "/proctor":
-        return None
-    return words[1] if len(words) > 1 else ""
-
-
-def _reply(event: Event, ctx: JobContext, repo: str, number: int, body: str) -> None:
-    """Answer a command once: the hidden marker names the delivery, so a job re-run after a crash between
-    posting and recording finds its earlier reply instead of posting a second one."""
-    marker = text.REPLY_MARKER.format(delivery=event.delivery_id)
-    if ctx.attempt > 1 and ctx.gh.find_comment(repo, number, marker) is not None:
-        return
-    ctx.gh.create_comment(repo, number, f"{marker}\n{body}")
+    parsed = commands.parse(body) if isinstance(body, str) else None
+    return parsed[0] if parsed is not None else None
 
 
 def _is_pr_command(event: Event) -> bool:
@@ -76,60 +61,26 @@ for _action in PR_ACTIONS:
 
 @router.register("issue_comment", action="created", when=_is_pr_command)
 def on_command(event: Event, ctx: JobContext) -> None:
-    command = command_of(event) or ""
-    repo = str(event.payload["repository"]["full_name"])
-    number = int(event.payload["issue"]["number"])
+    """A `/proctor ...` comment on a PR (edited comments are not commands: only `created` is routed)."""
     comment = event.payload["comment"]
-    shown = hygiene.inline(f"/proctor {command}".strip(), 100)
-    if comment.get("author_association") not in text.TRUSTED_ASSOCIATIONS:
-        _reply(event, ctx, repo, number, text.REPLY_NOT_ALLOWED.format(command=shown))
-        return
-    if command not in text.COMMANDS:
-        _reply(event, ctx, repo, number, text.REPLY_UNKNOWN.format(command=shown))
-        return
-    if command in ("campaign", "deliver"):
-        _reply(event, ctx, repo, number, text.REPLY_NOT_YET.format(command=shown))
-        return
-    pr = ctx.gh.get_pull(repo, number)
-    login = str((comment.get("user") or {}).get("login", ""))
-    if command == "run":
-        ctx.store.approve(repo, number, pr.head_sha, login)
-    elif not _accept_evaluator(event, pr, ctx, login):
-        return
-    score_pull_request(pr, ctx, rerun=True)
+    command, args = commands.parse(str(comment.get("body", ""))) or ("", ())
+    comment_id = comment.get("id")
+    commands.execute(
+        commands.Invocation(
+            command=command,
+            args=args,
+            repo=str(event.payload["repository"]["full_name"]),
+            number=int(event.payload["issue"]["number"]),
+            login=str((comment.get("user") or {}).get("login", "")),
+            delivery_id=event.delivery_id,
+            association=str(comment.get("author_association", "")),
+            comment_id=comment_id if isinstance(comment_id, int) else None,
+        ),
+        ctx,
+    )
 
 
-def _accept_evaluator(event: Event, pr: PullRequestRef, ctx: JobContext, login: str) -> bool:
-    """Register the PR head's suite as a new version (provenance `provided`, reason naming the PR)."""
-    from core.campaign.single import prepare_baseline
-    from core.integrity.materialize import materialize
-    from github_app import registry
-
-    mirror = fetch_pull_request(pr, ctx)
-    work = ctx.data_dir / "work" / f"accept-{ctx.job_id}"
-    remove_tree(work)
-    try:
-        base = prepare_baseline(mirror, pr.base_sha, work, ref="base")
-        head_dir = work / "head"
-        materialize(mirror, pr.head_sha, head_dir)
-        suite = base.config.evaluation_dir
-        reason = f"accepted in pull request #{pr.number} of {pr.repo} by {login or 'a maintainer'}"
-        entry = registry.accept(ctx.data_dir, pr.repo, base.directory / suite, head_dir / suite, reason)
-    except ProctorError as exc:
-        _reply(
-            event,
-            ctx,
-            pr.repo,
-            pr.number,
-            f"Could not accept the evaluation suite: {hygiene.inline(str(exc))}",
-        )
-        return False
-    finally:
-        remove_tree(work)
-    ctx.store.accept_suite(pr.repo, pr.number, entry.evaluator_id, entry.version)
-    accepted = text.REPLY_ACCEPTED.format(version=entry.version, evaluator_id=entry.evaluator_id[:12])
-    _reply(event, ctx, pr.repo, pr.number, accepted)
-    return True
+_CHECK_COMMANDS = {text.CHECK_NAME: "run", text.CAMPAIGN_CHECK_NAME: "campaign"}
 
 
 def _rerequested_pulls(event: Event) -> list[int]:
@@ -138,21 +89,41 @@ def _rerequested_pulls(event: Event) -> list[int]:
     repository = event.payload.get("repository")
     if not isinstance(item, dict) or not isinstance(repository, dict) or "full_name" not in repository:
         return []
-    if event.name == "check_run" and item.get("name") != text.CHECK_NAME:
+    if event.name == "check_run" and item.get("name") not in _CHECK_COMMANDS:
         return []
     pulls = item.get("pull_requests")
     numbers = [p.get("number") for p in pulls if isinstance(p, dict)] if isinstance(pulls, list) else []
     return [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
 
 
+def _button_command(event: Event) -> str | None:
+    """The command a pressed check-run button stands for ("Re-run", "Deliver"), None for others' buttons."""
+    action = event.payload.get("requested_action")
+    identifier = action.get("identifier") if isinstance(action, dict) else None
+    return text.ACTION_COMMANDS.get(identifier) if isinstance(identifier, str) else None
+
+
+def _run_for_pulls(event: Event, ctx: JobContext, command: str) -> None:
+    repo = str(event.payload["repository"]["full_name"])
+    login = str((event.payload.get("sender") or {}).get("login", ""))
+    for number in _rerequested_pulls(event):
+        commands.execute(commands.Invocation(command, (), repo, number, login, event.delivery_id), ctx)
+
+
 @router.register("check_run", action="rerequested", when=lambda e: bool(_rerequested_pulls(e)))
 @router.register("check_suite", action="rerequested", when=lambda e: bool(_rerequested_pulls(e)))
 def on_rerequested(event: Event, ctx: JobContext) -> None:
-    """ "Re-run" in GitHub's checks tab is `/proctor run`: only people with write access see the button."""
-    repo = str(event.payload["repository"]["full_name"])
-    for number in _rerequested_pulls(event):
-        pr = ctx.gh.get_pull(repo, number)
-        ctx.store.approve(
-            repo, number, pr.head_sha, str((event.payload.get("sender") or {}).get("login", ""))
-        )
-        score_pull_request(pr, ctx, rerun=True)
+    """ "Re-run" in GitHub's checks tab is `/proctor run` (or, on the campaign's check, `/proctor campaign`):
+    only people with write access see the button."""
+    item = event.payload.get("check_run") or {}
+    _run_for_pulls(event, ctx, _CHECK_COMMANDS.get(str(item.get("name", "")), "run"))
+
+
+@router.register(
+    "check_run",
+    action="requested_action",
+    when=lambda e: _button_command(e) is not None and bool(_rerequested_pulls(e)),
+)
+def on_button(event: Event, ctx: JobContext) -> None:
+    """A button under a Proctor check run: the same job as its command."""
+    _run_for_pulls(event, ctx, _button_command(event) or "")

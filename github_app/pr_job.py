@@ -306,11 +306,7 @@ def _post(pr: PullRequestRef, ctx: JobContext, key: str, check_id: int, posted: 
 
 
 def upsert_comment(pr: PullRequestRef, ctx: JobContext, body: str, *, new: bool = False) -> None:
-    """One comment per PR, found by the store or by its hidden marker, updated in place."""
-    comment_id = None if new else ctx.store.comment_id(pr.repo, pr.number)
-    if comment_id is None and not new:
-        comment_id = ctx.gh.find_comment(pr.repo, pr.number, text.COMMENT_MARKER)
-    if comment_id is not None and ctx.gh.update_comment(pr.repo, comment_id, body):
-        ctx.store.save_comment_id(pr.repo, pr.number, comment_id)
-        return
-    ctx.store.save_comment_id(pr.repo, pr.number, ctx.gh.create_comment(pr.repo, pr.number, body))
+    """One comment per PR (the PR check's section of it), updated in place (github_app/comment.py)."""
+    from github_app.comment import upsert_section
+
+    upsert_section(pr, ctx, "pr", body, new=new)

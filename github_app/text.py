@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 CHECK_NAME = "Proctor"
+CAMPAIGN_CHECK_NAME = "Proctor campaign"
 COMMENT_MARKER = "<!-- proctor:pr -->"
 REPLY_MARKER = "<!-- proctor:reply:{delivery} -->"
 COMMANDS = ("run", "accept-evaluator", "campaign", "deliver")
@@ -37,9 +38,24 @@ REPLY_NOT_ALLOWED = (
 )
 REPLY_UNKNOWN = (
     "Proctor does not know `{command}`. Commands: `/proctor run` (re-run the check; also approves a fork's "
-    "run) and `/proctor accept-evaluator` (accept this pull request's evaluation suite as a new version)."
+    "run), `/proctor campaign [N]` (measure candidates against this pull request's head and deliver the "
+    "winner), `/proctor deliver` (deliver the last campaign's winner) and `/proctor accept-evaluator` "
+    "(accept this pull request's evaluation suite as a new version)."
 )
-REPLY_NOT_YET = "`{command}` is not available in this version of the Proctor app; nothing was run."
+REPLY_CAMPAIGN_REFUSED = "The campaign did not run: {reason}"
+REPLY_NOTHING_TO_DELIVER = (
+    "Nothing to deliver: {reason}. Comment `/proctor campaign` to measure candidates against this head."
+)
+
+# Buttons under the campaign check run (GitHub: at most 3; label 20, identifier 20, description 40 chars).
+ACTION_COMMANDS = {"proctor-run": "run", "proctor-campaign": "campaign", "proctor-deliver": "deliver"}
+CAMPAIGN_ACTIONS = (
+    {"label": "Re-run", "identifier": "proctor-campaign", "description": "Run this campaign again"},
+    {"label": "Deliver", "identifier": "proctor-deliver", "description": "Open the winner as a pull request"},
+)
+DELIVERY_TITLE = "Proctor: {metric} {score} (+{gain} vs #{number}) from {ref}"
+CAMPAIGN_REFUSED_TITLE = "not run: {reason}"
+CAMPAIGN_RUNNING_TITLE = "{done} of {total} candidates measured"
 REPLY_ACCEPTED = (
     "Accepted this pull request's evaluation suite as evaluator version {version} (`{evaluator_id}`). "
     "The check runs again under it."

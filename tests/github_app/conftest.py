@@ -81,6 +81,7 @@ class Harness:
         pull = payload["pull_request"]
         pull["number"], pull["state"] = number, "open"
         pull["head"]["sha"], pull["base"]["sha"] = self.project.sha(head), self.project.sha(base)
+        pull["head"]["ref"], pull["base"]["ref"] = head, base
         pull["base"]["repo"] = repo
         pull["head"]["repo"] = copy.deepcopy(repo)
         if fork:
@@ -99,6 +100,7 @@ class Harness:
         issue["pull_request"] = {"url": f"{self.fake.url}/repos/{REPO}/pulls/{number}"}
         payload["comment"]["body"] = body
         payload["comment"]["author_association"] = association
+        payload["comment"]["id"] = self.fake.next_id()
         return payload
 
 
