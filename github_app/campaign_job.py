@@ -74,12 +74,13 @@ def run_pr_campaign(pr: PullRequestRef, ctx: JobContext, iterations: int | None 
     return CampaignDone(True, line)
 
 
-def deliver_last(pr: PullRequestRef, ctx: JobContext) -> CampaignDone:
+def deliver_last(repo: str, number: int, ctx: JobContext) -> CampaignDone:
     """`/proctor deliver`: the winner of the PR's last finished campaign, delivered (idempotently)."""
-    last = next((c for c in ctx.store.campaigns(pr.repo, pr.number) if c.status == "completed"), None)
+    last = next((c for c in ctx.store.campaigns(repo, number) if c.status == "completed"), None)
     if last is None:
         reason = "no campaign has finished on this pull request"
         return CampaignDone(False, text.REPLY_NOTHING_TO_DELIVER.format(reason=reason))
+    pr = ctx.gh.get_pull(repo, number)
     result = _load(pr, ctx, last.campaign_id)
     delivered, line = deliver_winner(pr, ctx, result)
     if last.check_run_id is not None:

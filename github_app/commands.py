@@ -20,7 +20,6 @@ from github_app.pr_job import fetch_pull_request, score_pull_request
 
 if TYPE_CHECKING:
     from github_app.jobs import JobContext
-    from github_app.port import PullRequestRef
 
 log = logging.getLogger("proctor.app.commands")
 
@@ -78,12 +77,12 @@ def execute(inv: Invocation, ctx: JobContext) -> None:
         reply(inv, ctx, text.REPLY_UNKNOWN.format(command=shown))
         return
     _react(inv, ctx, "eyes")
-    pr = ctx.gh.get_pull(inv.repo, inv.number)
-    ok = run(inv, pr, ctx)
+    ok = run(inv, ctx)
     _react(inv, ctx, "rocket" if ok else "confused")
 
 
-def _run(inv: Invocation, pr: PullRequestRef, ctx: JobContext) -> bool:
+def _run(inv: Invocation, ctx: JobContext) -> bool:
+    pr = ctx.gh.get_pull(inv.repo, inv.number)
     ctx.store.approve(pr.repo, pr.number, pr.head_sha, inv.login)
     score_pull_request(pr, ctx, rerun=True)
     return True
@@ -97,34 +96,35 @@ def _iterations(inv: Invocation) -> int | None:
     return int(raw) if raw.isdigit() and int(raw) > 0 else -1
 
 
-def _campaign(inv: Invocation, pr: PullRequestRef, ctx: JobContext) -> bool:
+def _campaign(inv: Invocation, ctx: JobContext) -> bool:
     from github_app.campaign_job import MAX_ITERATIONS, run_pr_campaign
 
     count = _iterations(inv)
     if count is not None and not 0 < count <= MAX_ITERATIONS:
         reply(inv, ctx, f"`/proctor campaign N` needs N between 1 and {MAX_ITERATIONS}; nothing was run.")
         return False
-    done = run_pr_campaign(pr, ctx, count)
+    done = run_pr_campaign(ctx.gh.get_pull(inv.repo, inv.number), ctx, count)
     if not done.ran:
         reply(inv, ctx, done.line)
     return done.ran
 
 
-def _deliver(inv: Invocation, pr: PullRequestRef, ctx: JobContext) -> bool:
+def _deliver(inv: Invocation, ctx: JobContext) -> bool:
     from github_app.campaign_job import deliver_last
 
-    done = deliver_last(pr, ctx)
+    done = deliver_last(inv.repo, inv.number, ctx)
     if not done.ran:
         reply(inv, ctx, done.line)
     return done.ran
 
 
-def _accept_evaluator(inv: Invocation, pr: PullRequestRef, ctx: JobContext) -> bool:
+def _accept_evaluator(inv: Invocation, ctx: JobContext) -> bool:
     """Register the PR head's suite as a new version (provenance `provided`, reason naming the PR)."""
     from core.campaign.single import prepare_baseline
     from core.integrity.materialize import materialize
     from github_app import registry
 
+    pr = ctx.gh.get_pull(inv.repo, inv.number)
     mirror = fetch_pull_request(pr, ctx)
     work = ctx.data_dir / "work" / f"accept-{ctx.job_id}"
     remove_tree(work)
@@ -147,7 +147,7 @@ def _accept_evaluator(inv: Invocation, pr: PullRequestRef, ctx: JobContext) -> b
     return True
 
 
-Command = Callable[[Invocation, "PullRequestRef", "JobContext"], bool]
+Command = Callable[[Invocation, "JobContext"], bool]
 COMMANDS: dict[str, Command] = {
     "run": _run,
     "campaign": _campaign,

@@ -98,7 +98,8 @@ def test_comment_from_a_stranger_gets_a_polite_reply(tmp_path: Path) -> None:
     payload["comment"]["author_association"] = "NONE"
     gh = FakeGH()
     run(Event("issue_comment", "c-1", payload), tmp_path, gh)
-    assert [w[0] for w in gh.writes] == ["create_comment"]
+    assert [w[0] for w in gh.writes] == ["add_reaction", "create_comment"]  # 😕, then the reply only
+    assert gh.reactions == [(payload["comment"]["id"], "confused")]
     assert "nothing was run" in next(iter(gh.comments.values()))
 
 
