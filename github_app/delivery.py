@@ -145,24 +145,21 @@ def touches_workflows(git_dir: Path, since: str, commit: str) -> bool:
 
 def _remote_git(git_dir: Path, token: str, args: tuple[str, ...], what: str) -> str:
     """One git command against a remote with the token in memory; failures are GitError without the token."""
+    argv = git_argv(git_dir, args)
     try:
         proc = subprocess.run(
-            git_argv(git_dir, args),
-            env=credential_env(token),
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
+            argv, env=credential_env(token), capture_output=True, timeout=GIT_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired:
-        raise GitError(f"{what} timed out after {GIT_TIMEOUT_S} s") from None
+        raise GitError(f"{what} timed out after {GIT_TIMEOUT_S} s", argv=argv) from None
     if proc.returncode != 0:
-        lines = [line for line in proc.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+        stderr = proc.stderr.decode("utf-8", "replace")
+        stderr = stderr.replace(token, "***") if token else stderr
+        lines = [line for line in stderr.splitlines() if line.strip()]
         detail = (
             lines[-1].removeprefix("fatal: ").removeprefix("error: ") if lines else f"exit {proc.returncode}"
         )
-        raise GitError(
-            f"{what} failed: {detail.replace(token, '***')}" if token else f"{what} failed: {detail}"
-        )
+        raise GitError(f"{what} failed: {detail}", argv=argv, returncode=proc.returncode, stderr=stderr)
     return proc.stdout.decode("utf-8", "replace")
 
 
