@@ -84,6 +84,23 @@ class GithubConfig(_Section):
     )
 
 
+TASK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+
+class PromptTaskConfig(_Section):
+    """One `[[prompt_task]]`: a prompt the GitHub App optimizes once enough feedback on it has arrived."""
+
+    name: str = Field(pattern=TASK_NAME, description="The task's id in the feedback API's URL.")
+    prompt_file: str = Field(min_length=1, description="The prompt file, relative to the repository root.")
+    description: str = Field("", description="What the task does: the teacher reads it.")
+    criteria: str = Field("accuracy, completeness, conciseness", min_length=1)
+    scale: Literal["0-1", "1-5", "0-10"] = "0-1"
+    feedback_threshold: int = Field(50, ge=1, description="New feedback items that start an optimization.")
+    judge_model: str = Field("gpt-4o-mini", min_length=1)
+    teacher_model: str = Field("gpt-4o", min_length=1)
+    budget_usd: float = Field(2.50, ge=0, description="One hard cap for the teacher and the judge together.")
+
+
 class Config(_Section):
     evaluation_dir: str = Field("kapso_evaluation", description="The suite: protected, fingerprinted.")
     data_dir: str = Field("kapso_datasets", description="Protected input data.")
@@ -115,6 +132,19 @@ class Config(_Section):
     campaign: CampaignConfig = Field(default_factory=CampaignConfig)
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
     github: GithubConfig = Field(default_factory=GithubConfig)
+    prompt_task: list[PromptTaskConfig] = Field(default_factory=list)
+
+    @field_validator("prompt_task")
+    @classmethod
+    def _unique_tasks(cls, value: list[PromptTaskConfig]) -> list[PromptTaskConfig]:
+        names = [task.name for task in value]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"each [[prompt_task]] needs its own name; {', '.join(twice)} is used twice")
+        return value
+
+    def prompt_task_named(self, name: str) -> PromptTaskConfig | None:
+        return next((task for task in self.prompt_task if task.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -196,10 +226,35 @@ _HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-\"'. ]+?)\s*=")
 
 
+_ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([^\[\]]+?)\s*\]\]\s*(?:#.*)?$")
+
+
+def _locate_in_array(text: str, name: str, index: int, key: str) -> int:
+    """The line of `key` in the `index`-th `[[name]]` table (or that header's line), 0 when not found."""
+    seen, header = -1, 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        array = _ARRAY_HEADER.match(line)
+        if array or _HEADER.match(line):
+            if seen == index and header:
+                break
+            if array and array.group(1).strip() == name:
+                seen += 1
+                header = number if seen == index else header
+            continue
+        match = _KEY.match(line)
+        if seen == index and header and match and match.group(1).strip().strip("\"'") == key:
+            return number
+    return header
+
+
 def _locate(text: str, loc: tuple[str, ...]) -> int:
     """1-based line where the key at `loc` is written; its table header or 1 when not found."""
     if not loc:
         return 1
+    if len(loc) >= 2 and loc[-2].isdigit() and len(loc[-2]) < 6:
+        found = _locate_in_array(text, loc[-3] if len(loc) >= 3 else loc[0], int(loc[-2]), loc[-1])
+        if found:
+            return found
     table: tuple[str, ...] = ()
     best = 0
     for number, line in enumerate(text.splitlines(), start=1):

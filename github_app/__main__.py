@@ -41,7 +41,56 @@ def protect_process() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
+def build_keys_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="proctor-app keys", description="Issue API keys for the feedback API (see README)."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    create = commands.add_parser("create", help="a new key for one repository; printed once, stored hashed")
+    create.add_argument("repo", help="OWNER/REPO")
+    create.add_argument("--installation", type=int, required=True, help="the App's installation id there")
+    create.add_argument(
+        "--clone-url", default="", help="default: the repository on the GitHub PROCTOR_GITHUB_API serves"
+    )
+    create.add_argument("--branch", default="main", help="the default branch (its config declares the tasks)")
+    return parser
+
+
+def keys_main(argv: Sequence[str]) -> int:
+    """`proctor-app keys create OWNER/REPO --installation N`: print a new key for the feedback API."""
+    import re
+
+    from github_app.feedback_store import FeedbackStore
+    from github_app.settings import load_settings
+    from github_app.store import Store
+
+    args = build_keys_parser().parse_args(argv)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.repo):
+        print(f"proctor-app keys: expected OWNER/REPO, found {args.repo!r}", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings()
+    except ProctorError as exc:
+        print(f"proctor-app: {exc}", file=sys.stderr)
+        return 2
+    clone_url = args.clone_url or default_clone_url(settings.github_api, args.repo)
+    store = FeedbackStore(Store(settings.db_url).engine)
+    print(store.create_key(args.repo, args.installation, clone_url, args.branch))
+    return 0
+
+
+def default_clone_url(api: str, repo: str) -> str:
+    """github.com's clone URL for api.github.com; `https://HOST/OWNER/REPO.git` for GHES's `https://HOST/api/v3`."""
+    host = (
+        "https://github.com" if api.rstrip("/") == "https://api.github.com" else api.removesuffix("/api/v3")
+    )
+    return f"{host}/{repo}.git"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["keys"]:
+        return keys_main(argv[1:])
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.debug else logging.INFO,

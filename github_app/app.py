@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from github_app.feedback_store import FeedbackStore
 from github_app.handlers import router
 from github_app.jobs import JobRunner, PortFactory
 from github_app.queue import JobQueue
@@ -21,11 +22,24 @@ class App:
         self.store = Store(settings.db_url)
         self.queue = JobQueue(settings.queue_url, settings.queue_file)
         self._ports = ports
+        self.feedback = FeedbackStore(self.store.engine)
+
+    def ports(self) -> PortFactory:
+        if self._ports is None:
+            from github_app.gh import AppClient
+
+            client = AppClient(self.settings.app_id, self.settings.private_key, self.settings.github_api)
+            self._ports = client.port
+        return self._ports
 
     def web(self) -> FastAPI:
+        from github_app.feedback import FeedbackApi
+        from github_app.prompt_tasks import TaskConfigs
         from github_app.web import create_app
 
         settings = self.settings
+        ports = self.ports()
+        tasks = TaskConfigs(settings.data_dir, lambda installation: ports(installation).token())
         return create_app(
             settings.webhook_secret,
             self.store,
@@ -33,17 +47,12 @@ class App:
             router,
             settings.dashboard_token,
             settings.data_dir,
+            FeedbackApi(self.feedback, self.store, self.queue, tasks),
         )
 
     def runner(self) -> JobRunner:
-        ports = self._ports
-        if ports is None:
-            from github_app.gh import AppClient
-
-            client = AppClient(self.settings.app_id, self.settings.private_key, self.settings.github_api)
-            ports = client.port
         return JobRunner(
-            self.store, self.queue, router, ports, self.settings.data_dir, self.settings.public_url
+            self.store, self.queue, router, self.ports(), self.settings.data_dir, self.settings.public_url
         )
 
     def work(self, stop: threading.Event) -> None:

@@ -19,7 +19,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from core.errors import WebhookRejected
-from github_app import dashboard
+from github_app import dashboard, feedback
+from github_app.feedback import FeedbackApi
 from github_app.queue import JobQueue
 from github_app.router import Router
 from github_app.store import Store
@@ -57,9 +58,12 @@ def create_app(
     router: Router,
     dashboard_token: str = "",
     data_dir: Path | None = None,
+    feedback_api: FeedbackApi | None = None,
 ) -> FastAPI:
     app = FastAPI(title="Proctor GitHub App", docs_url=None, redoc_url=None, openapi_url=None)
     dashboard.install(app, store, dashboard_token, data_dir)
+    if feedback_api is not None:
+        feedback.install(app, feedback_api)
 
     def record(delivery: str, name: str, action: str, body: bytes, job: Any) -> int | None:
         job_id = store.record_delivery(delivery, name, action, body, job)
