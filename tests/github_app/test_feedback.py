@@ -21,7 +21,9 @@ def prompt_jobs(h: Harness) -> list[dict[str, Any]]:
     import json
 
     with h.app.store.engine.connect() as conn:
-        rows = conn.execute(text("SELECT payload FROM jobs WHERE event = :e ORDER BY id"), {"e": PROMPT_EVENT})
+        rows = conn.execute(
+            text("SELECT payload FROM jobs WHERE event = :e ORDER BY id"), {"e": PROMPT_EVENT}
+        )
         return [json.loads(row[0]) for row in rows]
 
 
