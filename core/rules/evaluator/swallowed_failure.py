@@ -237,23 +237,23 @@ def _error_message(ctx: EvaluatorContext, call: ast.Call) -> bool:
 
 
 def _reason_before(ctx: EvaluatorContext, node: ast.AST) -> bool:
-    """A reason is printed just before the exit: earlier in its block, or just before the `if` it is in."""
+    """A reason is printed just before the exit: earlier in its block, just before the `if` it is in, or by
+    the call that decides it (`if not evaluate(): sys.exit(1)`, or `ok = evaluate()` right before the `if`)."""
     found = _block_of(ctx, node)
     if found is None:
         return False
     block, stmt = found
     earlier = block[: block.index(stmt)]
+    calls: list[ast.AST] = []
     parent = ctx.parents.get(stmt)
     if isinstance(parent, ast.If) and parent.body is block:
+        calls.extend(ast.walk(parent.test))
         outer = _block_of(ctx, parent)
         if outer is not None:
             before_if = outer[0][: outer[0].index(outer[1])][-1:]
-            earlier = [*(s for s in before_if if isinstance(s, ast.Expr)), *earlier]
-    for statement in earlier:
-        for call in (n for n in walk_no_nested([statement]) if isinstance(n, ast.Call)):
-            if _prints_reason(ctx, call):
-                return True
-    return False
+            earlier = [*(s for s in before_if if isinstance(s, ast.Expr | ast.Assign)), *earlier]
+    calls.extend(walk_no_nested(earlier))
+    return any(isinstance(call, ast.Call) and _prints_reason(ctx, call) for call in calls)
 
 
 def _prints_reason(ctx: EvaluatorContext, call: ast.Call) -> bool:
