@@ -74,7 +74,7 @@ def scaffold_evaluator(
         raise WorkspaceError(f"{target} already exists (use --force to overwrite it)")
     metric = _metric(protocol)
     notes: list[str] = []
-    data_path = _data_path(protocol, config)
+    data_path, train_path = _data_paths(protocol, config, brief_rel)
     holdout = _holdout(workspace, config)
     holdout_file = PurePosixPath(data_path).name if holdout is not None else ""
     labelled = holdout / holdout_file if holdout is not None else workspace / data_path
@@ -85,7 +85,12 @@ def scaffold_evaluator(
     ratios = protocol.split_ratios
     folds = protocol.folds
     test_fraction = ratios[-1] if ratios else 0.2
-    if not ratios and not folds:
+    if protocol.fixed_split:
+        trained = (
+            f"training rows from {train_path}" if train_path else "no training rows (the brief names none)"
+        )
+        notes.append(f"fixed split: the test rows are {data_path}, {trained}; no seed is needed")
+    elif not ratios and not folds:
         notes.append(
             f"the split {protocol.split.value if protocol.split else ''!r} is not a ratio: 80/20 used"
         )
@@ -98,6 +103,8 @@ def scaffold_evaluator(
         entry_point=entry_point,
         label=column,
         data_path=data_path,
+        train_path=train_path,
+        fixed_split=protocol.fixed_split,
         holdout_file=holdout_file,
         seed=protocol.seed_value,
         test_fraction=round(test_fraction, 6),
@@ -164,12 +171,29 @@ def _metric(protocol: Protocol) -> str:
     )
 
 
-def _data_path(protocol: Protocol, config: Config) -> str:
-    assert protocol.data is not None
-    value = protocol.data.value.strip("`'\" ")
+def _data_path(value: str, config: Config) -> str:
+    value = value.strip("`'\" ")
     if "/" not in value and not value.endswith(".csv"):
         return f"{config.data_dir}/{value}.csv"
     return value
+
+
+def _data_paths(protocol: Protocol, config: Config, brief: str) -> tuple[str, str]:
+    """(the labelled rows to score, the training rows' file or "" when they are drawn from the same file).
+
+    A fixed split scores the file that holds its test rows and trains on the data file when that is another
+    file; a fixed split that names no file ("the official dev set") cannot be scaffolded: Proctor does not
+    know which rows it means, and drawing a random split instead would measure something else."""
+    assert protocol.data is not None
+    data = _data_path(protocol.data.value, config)
+    if not protocol.fixed_split:
+        return data, ""
+    test = protocol.split_file
+    if test is None:
+        split = protocol.split.value if protocol.split else ""
+        raise IncompleteProtocol(brief, [f"the file that holds the test rows of the fixed split {split!r}"])
+    test = _data_path(test, config)
+    return test, "" if test == data else data
 
 
 def _label_column(data: Path, notes: list[str], label: str | None) -> str:

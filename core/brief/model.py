@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.brief.vocabulary import RANDOM_SPLIT, RATIO_CORE, ratios
+from core.brief.vocabulary import FIXED_SPLIT_FILE, RANDOM_SPLIT, RATIO_CORE, ratios
 from core.diagnostics import Position, Range
 
 
@@ -103,12 +103,25 @@ class Protocol:
         word = match.group(1).lower()
         return {"three": 3, "five": 5, "ten": 10}.get(word) or (int(word) if word.isdigit() else None)
 
+    @property
+    def split_file(self) -> str | None:
+        """The file that holds the held-out rows of a fixed split (`kapso_datasets/test.csv`), when it names
+        one; None for a drawn split, or a fixed one named without a file ("the official dev set")."""
+        if not self.fixed_split:
+            return None
+        for field in (self.split, self.data):
+            found = FIXED_SPLIT_FILE.search(field.value) if field is not None else None
+            if found is not None and not found.group(0).endswith("/"):
+                return found.group(0)
+        return None
+
     def missing(self) -> list[str]:
-        """Names of the fields the protocol does not state (what `proctor init` cannot guess)."""
+        """Names of the fields the protocol does not state (what `proctor init` cannot guess); a fixed split
+        needs no seed."""
         fields = {
             "data": self.data,
             "split": self.split,
-            "seed": self.seed,
+            "seed": self.seed or (self.split if self.fixed_split else None),
             "metric": self.metric,
             "direction": self.direction,
             "print_format": self.print_format,

@@ -197,3 +197,49 @@ def test_with_a_holdout_dir_the_evaluator_reads_the_labels_from_it(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("accuracy: ")
+
+
+FIXED = (
+    "# Goal\nClassify points: accuracy above 0.8.\n\n"
+    "Measured by accuracy (higher is better) on `kapso_datasets/train.csv`, scored on the fixed test file "
+    "`kapso_datasets/test.csv`, printed as `accuracy: <value>`.\n"
+)
+
+
+def test_a_fixed_split_needs_no_seed_and_scores_the_named_test_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = make_workspace(tmp_path / "ws", FIXED)
+    lines = (ws / "kapso_datasets" / "points.csv").read_text().splitlines()
+    (ws / "kapso_datasets" / "train.csv").write_text("\n".join(lines[:201]) + "\n")
+    (ws / "kapso_datasets" / "test.csv").write_text("\n".join(lines[:1] + lines[201:]) + "\n")
+    assert main(["init", str(ws)]) == 0
+    out = capsys.readouterr().out
+    assert "fixed split: the test rows are kapso_datasets/test.csv" in out
+    text = (ws / "kapso_evaluation" / "evaluate.py").read_text()
+    assert "SEED = None" in text and "FIXED_SPLIT = True" in text  # no seed invented
+    assert "TRAIN_DATA = 'kapso_datasets/train.csv'" in text
+    assert main(["check", str(ws), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [d for d in report["diagnostics"] if d["severity"] == "error"] == []
+    assert main(["verify", str(ws), "--format", "json"]) == 0
+    verify = json.loads(capsys.readouterr().out)
+    assert verify["verdict"] == "pass"
+    # Scored on exactly the 100 rows of test.csv: recompute the accuracy the candidate gets there.
+    rows = [line.split(",") for line in lines[201:]]
+    expected = sum(int(float(x) > 0.5) == int(y) for _, x, y in rows) / len(rows)
+    assert verify["metric"]["value"] == pytest.approx(round(expected, 4))
+
+
+def test_a_fixed_split_that_names_no_file_is_incomplete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    brief = FIXED.replace(
+        ", scored on the fixed test file `kapso_datasets/test.csv`", " on the official dev set"
+    )
+    ws = make_workspace(tmp_path / "ws", brief)
+    assert main(["init", str(ws)]) == 1
+    err = capsys.readouterr().err
+    assert "does not state: the file that holds the test rows of the fixed split" in err
+    assert "seed" not in err
+    assert not (ws / "kapso_evaluation").exists()
