@@ -27,11 +27,11 @@ import pytest
 _STARTUP_S = 30.0
 
 
-def require(program: str, path: str | None) -> str:
-    """The program's path; a skip (a failure in CI) naming the Debian package when it is missing."""
+def require(program: str, path: str | None, how: str = "") -> str:
+    """The program's path; a skip (a failure in CI) saying how to install it when it is missing."""
     if path:
         return path
-    message = f"{program} is not installed (Debian: apt-get install {program.split('/')[0]})"
+    message = f"{program} is not installed ({how or 'Debian: apt-get install ' + program.split('/')[0]})"
     if os.environ.get("CI") == "true":
         pytest.fail(f"{message}: required in CI")
     pytest.skip(message)
@@ -61,6 +61,7 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> No
 def redis_server() -> Iterator[str]:
     """A redis-server on 127.0.0.1, no persistence; yields its base URL (redis://127.0.0.1:PORT)."""
     binary = require("redis-server", shutil.which("redis-server"))
+    require("redis (Python)", _module_path("redis"), "pip install 'proctor[redis]'; make install does")
     port = free_port()
     workdir = Path(tempfile.mkdtemp(prefix="proctor-redis-"))
     log = workdir / "redis.log"
@@ -129,7 +130,7 @@ def postgres_server() -> Iterator[str]:
     """A PostgreSQL cluster in a temp dir on 127.0.0.1 (trust auth); yields its server URL without a db."""
     initdb = require("postgresql/initdb", postgres_bin("initdb"))
     pg_ctl = require("postgresql/pg_ctl", postgres_bin("pg_ctl"))
-    require("psycopg (pip install 'proctor[postgres]')", _module_path("psycopg"))
+    require("psycopg", _module_path("psycopg"), "pip install 'proctor[postgres]'; make install does")
     root = Path(tempfile.mkdtemp(prefix="proctor-pg-"))
     data, log, port = root / "data", root / "setup.log", free_port()
     if os.geteuid() == 0:

@@ -379,9 +379,11 @@ def _with_queue(setup: _Setup, url: str, repo_source: str | None) -> _Setup:
         raise CampaignError(
             "a prompt campaign cannot use --queue: its evaluators reach the judge through this machine"
         )
+    queue = JobQueue(url)
+    queue.check()
     return replace(
         setup,
-        queue=JobQueue(url),
+        queue=queue,
         queue_repo=repo_source or str(setup.repo),
         holdout=resolve_holdout(setup.config.holdout_dir, setup.repo),
     )

@@ -37,6 +37,7 @@ def worker(
     ] = None,
 ) -> None:
     """Take jobs from the queue one at a time and run them; SIGTERM or Ctrl-C stops after the current one."""
+    from core.jobs.backend import redact
     from core.jobs.queue import JobQueue
     from core.jobs.worker import serve, worker_id
 
@@ -51,14 +52,6 @@ def worker(
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    typer.echo(f"proctor worker {worker_id()} on {_redact(queue)}", err=True)
+    typer.echo(f"proctor worker {worker_id()} on {redact(queue)}", err=True)
     ran = serve(jobs, stop, heartbeat_s=heartbeat, max_jobs=max_jobs)
     typer.echo(f"proctor worker stopped after {ran} job(s)", err=True)
-
-
-def _redact(url: str) -> str:
-    """The queue URL without a password (redis://:secret@host)."""
-    scheme, sep, rest = url.partition("://")
-    if "@" not in rest:
-        return url
-    return f"{scheme}{sep}***@{rest.split('@', 1)[1]}"

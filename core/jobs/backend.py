@@ -42,3 +42,11 @@ def open_huey(url: str, name: str, *, results: bool = False, fsync: bool = True)
 
 def sqlite_url(path: Path) -> str:
     return SQLITE_SCHEME + str(path.resolve()).lstrip("/")
+
+
+def redact(url: str) -> str:
+    """The queue URL without a password (redis://:secret@host → redis://***@host)."""
+    scheme, sep, rest = url.partition("://")
+    if "@" not in rest:
+        return url
+    return f"{scheme}{sep}***@{rest.split('@', 1)[1]}"

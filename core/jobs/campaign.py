@@ -21,7 +21,8 @@ from pathlib import Path
 
 from core.campaign.model import CandidateRecord
 from core.campaign.worker import MeasureJob, measure
-from core.errors import ProctorError
+from core.errors import JobQueueError, ProctorError
+from core.jobs.backend import redact
 from core.jobs.queue import JobFailure, JobQueue, Outcome
 from core.treewalk import remove_tree
 
@@ -56,17 +57,34 @@ def measure_on_queue(
     in the queue for `--resume` to pick up instead of measuring again.
     """
     by_key = {job_key(campaign_id, job): job for job in jobs}
-    for key, job in by_key.items():
-        queue.enqueue(MEASURE_KIND, RemoteMeasure(for_workers(job, holdout), repo_source), key)
     finished: set[str] = set()
     try:
-        for outcome in queue.wait(by_key):
-            finished.add(outcome.key)
-            yield _record(by_key[outcome.key], outcome), outcome.key
+        with _reaching(queue):
+            for key, job in by_key.items():
+                queue.enqueue(MEASURE_KIND, RemoteMeasure(for_workers(job, holdout), repo_source), key)
+            outcomes = queue.wait(by_key)
+            for outcome in outcomes:
+                finished.add(outcome.key)
+                yield _record(by_key[outcome.key], outcome), outcome.key
     finally:
-        for key in set(by_key) - finished:
-            queue.cancel(key)
-            queue.forget(key)
+        with contextlib.suppress(Exception):  # the queue may be what failed; the workers' leases expire
+            for key in set(by_key) - finished:
+                queue.cancel(key)
+                queue.forget(key)
+
+
+@contextlib.contextmanager
+def _reaching(queue: JobQueue) -> Iterator[None]:
+    """The queue's server failing (down, wrong password) is one line naming it, not a traceback."""
+    try:
+        yield
+    except ProctorError:
+        raise
+    except Exception as exc:  # redis-py's and sqlite3's own errors: no common base class to name
+        raise JobQueueError(
+            f"queue {redact(queue.url)}: {type(exc).__name__}: {exc}; finished candidates are in the "
+            "checkpoint: continue with --resume"
+        ) from exc
 
 
 def _record(job: MeasureJob, outcome: Outcome) -> CandidateRecord:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from core.errors import JobQueueError
-from core.jobs.backend import open_huey
+from core.jobs.backend import open_huey, redact
 
 DEFAULT_NAME = "proctor-jobs"
 LEASE_ENV = "PROCTOR_JOB_LEASE_S"
@@ -88,6 +88,15 @@ class JobQueue:
         self.lease_s = lease_s if lease_s is not None else _lease_s()
         self.task = self.huey.task(name=_TASK)(self._run_message)
         self.runner: Callable[[str, int], None] | None = None
+
+    def check(self) -> None:
+        """Fail now, in one line, when the queue's server cannot be reached (down, wrong password)."""
+        try:
+            self.storage.queue_size()
+        except Exception as exc:  # redis-py's and sqlite3's own errors: no common base class to name
+            raise JobQueueError(
+                f"queue {redact(self.url)} cannot be reached: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def _run_message(self, key: str, attempt: int) -> None:
         if self.runner is None:

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from core.jobs.backend import redact
 from core.jobs.queue import JobFailure, JobQueue
 
 log = logging.getLogger("proctor.worker")
@@ -98,7 +99,14 @@ def serve(
 
     queue.runner = runner
     while not stop.is_set() and (max_jobs is None or ran < max_jobs):
-        task = queue.huey.dequeue()
+        try:
+            task = queue.huey.dequeue()
+        except Exception as exc:  # the queue's server restarting: wait for it, as a service should
+            log.warning(
+                "queue %s unreachable (%s: %s); retrying in 1 s", redact(queue.url), type(exc).__name__, exc
+            )
+            stop.wait(1.0)
+            continue
         if task is None:
             stop.wait(_POLL_S)
             continue

@@ -188,3 +188,21 @@ def test_a_campaign_killed_while_workers_measure_resumes_from_their_results(
     assert finished.indexes and 0 not in finished.indexes  # only what the killed owner had not recorded
     measured = [line for log in logs.iterdir() for line in log.read_text().splitlines() if "): done" in line]
     assert len(measured) == 5, measured  # every measurement once: the resumed owner re-ran none
+
+
+def test_a_campaign_whose_queue_is_unreachable_exits_2_with_one_line(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    spec = _candidates(repo, 0.0)
+    url = f"redis://127.0.0.1:{servers.free_port()}/0"  # nothing listens there
+    done = subprocess.run(
+        [sys.executable, "-m", "core", "campaign", "--repo", str(repo), "--queue", url, *spec],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 2, lines
+    assert len(lines) == 1, lines  # before the campaign's first line: nothing ran
+    assert lines[0].startswith(f"proctor: error: queue {url} cannot be reached: ConnectionError"), lines
