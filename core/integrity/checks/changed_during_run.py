@@ -80,7 +80,25 @@ def _suite_changes(before: SuiteSnapshot, after: SuiteSnapshot, suite_dir: Path)
     from core.integrity.suite_diff import snapshot_state, suite_diff
 
     diff = suite_diff(snapshot_state(before), snapshot_state(after))
-    deleted, touched, added = set(diff.deleted), set(diff.changed) | set(diff.added), set(diff.added)
+    touched = set(diff.changed) | set(diff.added)
+    found = _protected_changes(before, after, set(diff.deleted), touched)
+    found.extend(
+        (rel, "bytecode appeared in the suite (it can replace a module at import)")
+        for rel, digest in after.junk.items()
+        if rel in touched and before.junk.get(rel) != digest
+    )
+    added = set(diff.added)
+    for rel, mode in after.modes.items():
+        if rel in added and rel not in before.manifest and rel not in after.junk:
+            what = _new_entry(suite_dir, rel, mode)
+            if what:
+                found.append((rel, what))
+    return found
+
+
+def _protected_changes(
+    before: SuiteSnapshot, after: SuiteSnapshot, deleted: set[str], touched: set[str]
+) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for rel, digest in before.manifest.items():
         mode = after.modes.get(rel)
@@ -95,20 +113,22 @@ def _suite_changes(before: SuiteSnapshot, after: SuiteSnapshot, suite_dir: Path)
                 found.append((rel, "a protected file's content changed"))
             if mode["executable"] != before.modes.get(rel, {}).get("executable"):
                 found.append((rel, "a protected file's executable bit changed"))
-    for rel, digest in after.junk.items():
-        if rel in touched and before.junk.get(rel) != digest:
-            found.append((rel, "bytecode appeared in the suite (it can replace a module at import)"))
-    for rel, mode in after.modes.items():
-        if rel not in added or rel in before.manifest or rel in after.junk:
-            continue
-        if mode["type"] == "symlink":
-            found.append((rel, "a symlink appeared in the suite"))
-        elif mode["type"] == "file":
-            executable = bool(mode["executable"])
-            head = b"" if executable else _head(suite_dir / rel)
-            if is_source(rel, executable=executable, head=head):
-                found.append((rel, "a new source file appeared in the suite"))
     return found
+
+
+def _new_entry(suite_dir: Path, rel: str, mode: dict[str, str | bool]) -> str | None:
+    """What a path new in the suite is, when it is something the suite must not gain."""
+    if mode["type"] == "symlink":
+        return "a symlink appeared in the suite"
+    if mode["type"] != "file":
+        return None
+    executable = bool(mode["executable"])
+    head = b"" if executable else _head(suite_dir / rel)
+    return (
+        "a new source file appeared in the suite"
+        if is_source(rel, executable=executable, head=head)
+        else None
+    )
 
 
 def _input_changes(before: SuiteSnapshot, suite_dir: Path, suite: str, config: GuardConfig) -> list[Finding]:
