@@ -206,3 +206,16 @@ def test_a_campaign_whose_queue_is_unreachable_exits_2_with_one_line(tmp_path: P
     assert done.returncode == 2, lines
     assert len(lines) == 1, lines  # before the campaign's first line: nothing ran
     assert lines[0].startswith(f"proctor: error: queue {url} cannot be reached: ConnectionError"), lines
+
+
+def test_workers_on_the_embedded_sqlite_queue_give_the_embedded_scoreboard(tmp_path: Path) -> None:
+    from core.jobs import sqlite_url
+
+    embedded, queued = tmp_path / "embedded", tmp_path / "queued"
+    spec = _candidates(embedded, 0.0)
+    _candidates(queued, 0.0)
+    run_campaign(embedded, candidates=spec, campaign_id="c4")
+    url = sqlite_url(tmp_path / "jobs.sqlite3")
+    with workers(url, 2):
+        run_campaign(queued, candidates=spec, campaign_id="c4", queue=url)
+    assert comparable(scoreboard(queued, "c4")) == comparable(scoreboard(embedded, "c4"))

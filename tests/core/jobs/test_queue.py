@@ -140,3 +140,17 @@ def test_a_bad_queue_url_says_what_is_expected(url: str) -> None:
 
     with pytest.raises(JobQueueError, match="queue"):
         JobQueue(url)
+
+
+def test_sigterm_lets_a_worker_finish_its_job_then_exit_0(redis_url: str, tmp_path: Path) -> None:
+    log = tmp_path / "starts.log"
+    queue = JobQueue(redis_url)
+    worker = start_worker(redis_url)
+    try:
+        queue.enqueue(f"{KINDS}:slow", {"log": str(log), "seconds": 1.0}, "long")
+        _started(log, 1)
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 0
+    finally:
+        stop_worker(worker)
+    assert queue.result("long") == worker.pid  # finished, not abandoned
