@@ -76,15 +76,7 @@ def _workspace_edit(
 
 
 def _lsp(engine: Engine, root: Root, doc: Document, diagnostic: Diagnostic) -> types.Diagnostic:
-    return convert.to_lsp_diagnostic(
-        diagnostic,
-        doc.lines,
-        engine.client.encoding,
-        uri_of=engine.uri_of(root),
-        lines_of=engine.lines_of(root),
-        related_support=engine.client.related_information,
-        code_description_support=engine.client.code_description,
-    )
+    return engine.converter(root).to_lsp(diagnostic, doc.lines)
 
 
 def quick_fixes(

@@ -8,6 +8,7 @@ position encoding (UTF-16 code units unless the client offered utf-8 or utf-32).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -89,35 +90,43 @@ def from_lsp_range(range_: types.Range, lines: Sequence[str], encoding: str) -> 
     )
 
 
-def to_lsp_diagnostic(
-    diagnostic: Diagnostic,
-    lines: Sequence[str],
-    encoding: str,
-    *,
-    uri_of: Callable[[str], str],
-    lines_of: LinesOf,
-    related_support: bool,
-    code_description_support: bool,
-) -> types.Diagnostic:
-    """One core diagnostic as the client should see it; extras only when the client declared support."""
-    related = None
-    if related_support and diagnostic.related:
-        related = [
-            types.DiagnosticRelatedInformation(
-                location=types.Location(uri_of(r.path), to_lsp_range(r.range, lines_of(r.path), encoding)),
-                message=r.message,
-            )
-            for r in diagnostic.related
-        ]
-    return types.Diagnostic(
-        range=to_lsp_range(diagnostic.range, lines, encoding),
-        message=diagnostic.message,
-        severity=_SEVERITY.get(diagnostic.severity, types.DiagnosticSeverity.Warning),
-        code=diagnostic.code,
-        code_description=types.CodeDescription(href=diagnostic.url) if code_description_support else None,
-        source=SOURCE,
-        related_information=related,
-    )
+@dataclass(frozen=True)
+class DiagnosticConverter:
+    """Core diagnostics as one client sees them, for one workspace: the position encoding, the extras the
+    client declared support for, and where related locations in other files are read from."""
+
+    encoding: str
+    uri_of: Callable[[str], str]
+    lines_of: LinesOf
+    related_support: bool = False
+    code_description_support: bool = False
+
+    def to_lsp(self, diagnostic: Diagnostic, lines: Sequence[str]) -> types.Diagnostic:
+        """One diagnostic of the document whose `lines` these are."""
+        related = None
+        if self.related_support and diagnostic.related:
+            related = [
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(
+                        self.uri_of(r.path), to_lsp_range(r.range, self.lines_of(r.path), self.encoding)
+                    ),
+                    message=r.message,
+                )
+                for r in diagnostic.related
+            ]
+        docs = types.CodeDescription(href=diagnostic.url) if self.code_description_support else None
+        return types.Diagnostic(
+            range=to_lsp_range(diagnostic.range, lines, self.encoding),
+            message=diagnostic.message,
+            severity=_SEVERITY.get(diagnostic.severity, types.DiagnosticSeverity.Warning),
+            code=diagnostic.code,
+            code_description=docs,
+            source=SOURCE,
+            related_information=related,
+        )
+
+    def all_to_lsp(self, diagnostics: Iterable[Diagnostic], lines: Sequence[str]) -> list[types.Diagnostic]:
+        return [self.to_lsp(d, lines) for d in diagnostics]
 
 
 def to_lsp_text_edit(edit: TextEdit, lines: Sequence[str], encoding: str) -> types.TextEdit:

@@ -23,6 +23,7 @@ from core.diagnostics import Diagnostic, Range
 from core.lint import classify, is_selected, lint_document
 from core.rules.base import DocumentKind, LintContext
 from lsp_server import convert, integrity
+from lsp_server.client_features import ClientFeatures
 from lsp_server.documents import Document, DocumentStore, split_lines
 from lsp_server.settings import Settings
 
@@ -123,22 +124,6 @@ class LintResult:
     relpath: str | None
 
 
-@dataclass
-class ClientFeatures:
-    """What the client declared it can do, read once at initialize."""
-
-    encoding: str = convert.UTF16
-    related_information: bool = False
-    code_description: bool = False
-    pull: bool = False
-    refresh: bool = False
-    document_changes: bool = False
-    delete_files: bool = False
-    configuration: bool = False
-    work_done_progress: bool = False
-    watched_files_dynamic: bool = False
-
-
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -215,6 +200,17 @@ class Engine:
             return from_fs_path(str(root.path / relpath)) or (root.path / relpath).as_uri()
 
         return uri
+
+    def converter(self, root: Root) -> convert.DiagnosticConverter:
+        """Diagnostics of `root`'s documents as this client sees them."""
+        client = self.client
+        return convert.DiagnosticConverter(
+            client.encoding,
+            self.uri_of(root),
+            self.lines_of(root),
+            related_support=client.related_information,
+            code_description_support=client.code_description,
+        )
 
     def lines_of(self, root: Root) -> Callable[[str], Sequence[str]]:
         def lines(relpath: str) -> Sequence[str]:
@@ -378,19 +374,7 @@ class Engine:
         verify = root.verify
         if verify is not None and verify.relpath == relpath and verify.text_sha == sha(doc.text):
             found.extend(verify.diagnostics)
-        lines = doc.lines
-        items = [
-            convert.to_lsp_diagnostic(
-                d,
-                lines,
-                self.client.encoding,
-                uri_of=self.uri_of(root),
-                lines_of=self.lines_of(root),
-                related_support=self.client.related_information,
-                code_description_support=self.client.code_description,
-            )
-            for d in found
-        ]
+        items = self.converter(root).all_to_lsp(found, doc.lines)
         # Result ids are only compared within this process: a hash of the (frozen) diagnostics will do, and
         # costs a fraction of hashing their repr on every keystroke.
         result_id = f"{hash((tuple(found), self.client.encoding)) & 0xFFFF_FFFF_FFFF_FFFF:016x}"

@@ -12,19 +12,16 @@ or cancellable task (pygls #621): timers call plain functions, client requests a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import inspect
 import json
 import logging
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
-from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -33,7 +30,8 @@ import core
 from core.config import CONFIG_FILE, PYPROJECT_FILE
 from core.lint import classify
 from core.rules.base import DocumentKind
-from lsp_server import commands, convert, integrity, startup, warmup
+from lsp_server import commands, convert, integrity, startup, transport, warmup
+from lsp_server.client_features import ClientFeatures
 from lsp_server.documents import Document, DocumentStore, uri_to_path
 from lsp_server.engine import Engine, LintResult, Root
 from lsp_server.idle_gc import IdleCollector
@@ -158,14 +156,9 @@ class ProctorServer(LanguageServer):
         buffered: bytes = b"",
         answered: tuple[int | str, dict[str, Any]] | None = None,
     ) -> None:
-        """Serve over stdin/stdout, reading stdin on the event loop when it is a pipe. `buffered` holds bytes
-        already read from that pipe, `answered` the `initialize` already answered (`startup`).
-
-        pygls reads each header line and each body in a worker thread, three thread hand-offs per message;
-        on a busy two-core machine that alone is about half a millisecond per keystroke. A pipe can be read
-        by the event loop itself; anything else (a file, a terminal, a socket shared with stdout, which the
-        loop would make non-blocking) keeps pygls' reader.
-        """
+        """Serve over stdin/stdout, reading stdin on the event loop when it is a pipe (`transport`).
+        `buffered` holds bytes already read from that pipe, `answered` the `initialize` already answered
+        (`startup`)."""
         if stdin is not None or stdout is not None or not startup.own_pipe():
             super().start_io(stdin, stdout)
             return
@@ -174,28 +167,8 @@ class ProctorServer(LanguageServer):
         self.idle_gc.install()
         log.info("reading stdin on the event loop")
         self._stop_event = stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
-
-        async def serve() -> None:
-            reader = asyncio.StreamReader(limit=1 << 24)
-            reader.feed_data(buffered)
-            loop = asyncio.get_running_loop()
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-            with contextlib.suppress(asyncio.IncompleteReadError):
-                await run_async(
-                    stop_event=stop_event,
-                    reader=reader,
-                    protocol=self.protocol,
-                    logger=log,
-                    error_handler=self.report_server_error,
-                )
-
         try:
-            asyncio.run(serve())
-        except BrokenPipeError:
-            log.error("the client closed the connection")
-        except (KeyboardInterrupt, SystemExit):
-            pass
+            transport.serve_stdin_pipe(self.protocol, stop_event, self.report_server_error, buffered=buffered)
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
 
@@ -317,18 +290,7 @@ class ProctorServer(LanguageServer):
             if root.baseline is not None and self.engine.tree_target(root, d.path) == relpath
         ]
         lines = self.engine.lines_of(root)(relpath)
-        items = [
-            convert.to_lsp_diagnostic(
-                d,
-                lines,
-                self.engine.client.encoding,
-                uri_of=self.engine.uri_of(root),
-                lines_of=self.engine.lines_of(root),
-                related_support=self.engine.client.related_information,
-                code_description_support=self.engine.client.code_description,
-            )
-            for d in found
-        ]
+        items = self.engine.converter(root).all_to_lsp(found, lines)
         signature = repr(found)
         if self._extra_pushed.get(uri, "" if not found else None) == signature:
             return
@@ -390,25 +352,8 @@ server = ProctorServer()
 @server.feature(types.INITIALIZE)
 @never_raises()
 def initialize(ls: ProctorServer, params: types.InitializeParams) -> None:
-    caps = params.capabilities
-    client = ls.engine.client
-    client.encoding = str(ls.workspace.position_encoding or convert.UTF16)
-    text = caps.text_document
-    publish = text.publish_diagnostics if text else None
-    client.related_information = bool(publish and publish.related_information)
-    client.code_description = bool(publish and publish.code_description_support)
-    client.pull = bool(text and text.diagnostic is not None)
-    ws = caps.workspace
-    client.refresh = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
-    client.configuration = bool(ws and ws.configuration)
-    edit = ws.workspace_edit if ws else None
-    client.document_changes = bool(edit and edit.document_changes)
-    client.delete_files = bool(
-        edit and edit.resource_operations and types.ResourceOperationKind.Delete in edit.resource_operations
-    )
-    watched = ws.did_change_watched_files if ws else None
-    client.watched_files_dynamic = bool(watched and watched.dynamic_registration)
-    client.work_done_progress = bool(caps.window and caps.window.work_done_progress)
+    encoding = str(ls.workspace.position_encoding or convert.UTF16)
+    ls.engine.client = client = ClientFeatures.from_capabilities(params.capabilities, encoding)
     ls.engine.folders = [
         p for f in (params.workspace_folders or []) if (p := uri_to_path(f.uri)) is not None
     ] or ([Path(ls.workspace.root_path)] if ls.workspace.root_path else [])

@@ -64,18 +64,14 @@ def warm_up(unstructure: Callable[[Any], object], encoding: str) -> None:
     try:
         found = lint_document(_RELPATH, SAMPLE, DocumentKind.EVALUATOR, LintContext(config=Config()))
         lines = split_lines(SAMPLE)
-        items = [
-            convert.to_lsp_diagnostic(
-                d,
-                lines,
-                encoding,
-                uri_of=lambda rel: f"file:///{rel}",
-                lines_of=lambda _rel: lines,
-                related_support=True,
-                code_description_support=True,
-            )
-            for d in found
-        ]
+        converter = convert.DiagnosticConverter(
+            encoding,
+            lambda rel: f"file:///{rel}",
+            lambda _rel: lines,
+            related_support=True,
+            code_description_support=True,
+        )
+        items = converter.all_to_lsp(found, lines)
         related = types.DiagnosticRelatedInformation(
             types.Location(_URI, types.Range(types.Position(0, 0), types.Position(0, 1))), "warm-up"
         )

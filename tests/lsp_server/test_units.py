@@ -212,3 +212,37 @@ def test_warm_up_lints_and_serializes_real_diagnostics() -> None:
     push, pull = serialized
     assert isinstance(push, types.PublishDiagnosticsParams) and push.diagnostics
     assert isinstance(pull, types.RelatedFullDocumentDiagnosticReport) and pull.items == push.diagnostics
+
+
+def test_client_features_from_capabilities_are_read_once_and_frozen() -> None:
+    import dataclasses
+
+    from lsp_server.client_features import ClientFeatures
+
+    caps = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                related_information=True, code_description_support=True
+            ),
+            diagnostic=types.DiagnosticClientCapabilities(),
+        ),
+        workspace=types.WorkspaceClientCapabilities(
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=True, resource_operations=[types.ResourceOperationKind.Delete]
+            ),
+            configuration=True,
+        ),
+    )
+    features = ClientFeatures.from_capabilities(caps, convert.UTF8)
+    assert features == ClientFeatures(
+        encoding=convert.UTF8,
+        related_information=True,
+        code_description=True,
+        pull=True,
+        document_changes=True,
+        delete_files=True,
+        configuration=True,
+    )
+    assert ClientFeatures.from_capabilities(types.ClientCapabilities(), convert.UTF16) == ClientFeatures()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        features.pull = False  # type: ignore[misc]
