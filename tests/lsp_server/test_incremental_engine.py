@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.rules.evaluator import chunks
+from core.rules.evaluator.analysis import cutter
 
 BENCH = Path(__file__).parents[2] / "bench"
 
@@ -46,10 +46,10 @@ PIECES = (
 
 def scratch(text: str) -> list[tuple[str, int]] | None:
     """The chunks (text, line) a parse from scratch makes, or None when it falls back to the whole file."""
-    cutter = chunks._Cutter(text, 0, 0, chunks._budget(text), {})
-    if not cutter.run():
+    cut = cutter._Cutter(text, 0, 0, cutter._budget(text), {})
+    if not cut.run():
         return None
-    return [(p.chunk.text, p.line) for p in cutter.placed]
+    return [(p.chunk.text, p.line) for p in cut.placed]
 
 
 def edit(text: str, rng: random.Random) -> str:
@@ -79,25 +79,25 @@ def test_reparsing_around_an_edit_gives_the_chunks_of_a_parse_from_scratch(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(seed)
-    chunks.clear_cache()
+    cutter.clear_cache()
     reparsed: list[bool] = []
-    reparse = chunks._reparse
+    reparse = cutter._reparse
 
     def counting(*args: Any) -> Any:
         found = reparse(*args)
         reparsed.append(found is not None)
         return found
 
-    monkeypatch.setattr(chunks, "_reparse", counting)
+    monkeypatch.setattr(cutter, "_reparse", counting)
     texts = [*SEEDS, evaluator_1000()]
     valid = reused = 0
     for start in texts:
         text = start
-        chunks.parse_document(text)
+        cutter.parse_document(text)
         for _ in range(120):
             candidate = edit(text, rng)
             reparsed.clear()
-            placed = chunks.parse_document(candidate)
+            placed = cutter.parse_document(candidate)
             expected = scratch(candidate)
             if expected is None or "\x00" in candidate:
                 assert not isinstance(placed, list) or len(placed) == 1
@@ -113,11 +113,11 @@ def test_reparsing_around_an_edit_gives_the_chunks_of_a_parse_from_scratch(
 
 
 def test_an_edit_at_the_end_and_a_new_document_parse_from_scratch() -> None:
-    chunks.clear_cache()
+    cutter.clear_cache()
     text = "import os\nx = 1\n"
-    chunks.parse_document(text)
+    cutter.parse_document(text)
     for candidate in (text + "y = 2\n", text + "def f(", "z = 3\n", ""):
-        placed = chunks.parse_document(candidate)
+        placed = cutter.parse_document(candidate)
         expected = scratch(candidate)
         if expected is None:
             assert isinstance(placed, SyntaxError)

@@ -1,6 +1,6 @@
 """Evaluator rules EV001-EV019 (SPEC §3.2): one module per rule, one shared analysis per document.
 
-`lint` parses the document as cached chunks (`chunks.py`; EV001 stops there, from a whole-file parse),
+`lint` parses the document as cached chunks (`analysis/cutter.py`; EV001 stops there, from a whole-file parse),
 builds an `EvaluatorContext` and runs every rule that applies to the document kind: rules marked * in the
 SPEC table also apply to every other `.py` file of the suite.
 
@@ -19,7 +19,6 @@ from types import ModuleType
 from core.diagnostics import Diagnostic
 from core.rules.base import DocumentKind, LintContext, RuleInfo
 from core.rules.evaluator import (
-    chunks,
     fast_mode_unused,
     in_process_candidate,
     labels_in_workspace,
@@ -42,6 +41,7 @@ from core.rules.evaluator import (
     wall_clock_dependence,
     writes_suite_source,
 )
+from core.rules.evaluator.analysis import cutter
 from core.rules.evaluator.context import ChunkResult, ChunkView, EvaluatorContext, clear_previous
 
 __all__ = ["PER_CHUNK", "RULE_INFOS", "RULE_MODULES", "clear_caches", "lint", "lint_reference"]
@@ -100,7 +100,7 @@ _PER_CHUNK_ORDERED = tuple(m for m in RULE_MODULES if m in PER_CHUNK)
 
 def lint(relpath: str, text: str, kind: DocumentKind, ctx: LintContext) -> list[Diagnostic]:
     """Every evaluator diagnostic for one Python document of the suite (noqa and select are applied by the caller)."""
-    placed = chunks.parse_document(text)
+    placed = cutter.parse_document(text)
     if isinstance(placed, SyntaxError | ValueError):
         return list(syntax_error.check(relpath, text, placed))
     return _run(EvaluatorContext(relpath, text, kind, ctx, placed=placed))
@@ -116,7 +116,7 @@ def lint_reference(relpath: str, text: str, kind: DocumentKind, ctx: LintContext
 
 def clear_caches() -> None:
     """Forget every cached chunk and per-chunk result."""
-    chunks.clear_cache()
+    cutter.clear_cache()
     metric.clear_flows()
     clear_previous()
 

@@ -31,13 +31,15 @@ from core.errors import ForeignNodeError
 from core.lines import LINE_BREAK, split_lines
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator.analysis.ast_utils import children
-from core.rules.evaluator.chunks import MODULE_SCOPE_KINDS, OWNER, Chunk, Placed
-from core.rules.evaluator.scopes import MODULE, Binding, ScopeIndex, in_loop_with
+from core.rules.evaluator.analysis.chunks import MODULE_SCOPE_KINDS, Chunk, Placed
+from core.rules.evaluator.analysis.cutter import OWNER
+from core.rules.evaluator.analysis.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 
 __all__ = [
     "BUILTIN_NAMES",
     "EXIT_CALLS",
     "LINE_BREAK",
+    "Binding",
     "ChunkResult",
     "ChunkView",
     "DocumentView",
@@ -443,38 +445,11 @@ class EvaluatorContext:
         if memo_key in self._answers:
             return self._answers[memo_key]
         value: object
-        if kind == "alias":
-            value = self.aliases.get(key)
-        elif kind == "top_alias":
-            value = self.top_aliases.get(key)
-        elif kind == "bound":
-            value = key in self.bound_names
-        elif kind == "assigned":
-            value = _tuple(self.assigned.get(key))
-        elif kind == "function":
-            value = self.functions.get(key)
-        elif kind == "class":
-            value = self.classes.get(key)
-        elif kind == "methods":
-            value = _tuple(self.methods.get(key))
-        elif kind == "name_loads":
-            value = _tuple(self.name_loads.get(key))
-        elif kind == "attribute_loads":
-            value = _tuple(self.attribute_loads.get(key))
-        elif kind == "module":
-            value = tuple(self.tree.body)
-        elif kind == "flow_body":
-            value = tuple(self.flow_body())
-        elif kind == "key_adders":
-            value = tuple(self.key_adders(key))
-        elif kind == "strings":
-            value = tuple(self.string_nodes(key))
-        elif kind == "fast_parameter":
-            value = self.has_fast_parameter()
+        answer = _ANSWERS.get(kind)
+        if answer is not None:
+            value = answer(self, key)
         elif kind in MODULE_SCOPE_KINDS:
             value = self._module_answer(kind, key)
-        elif kind == "exists":
-            value = self.lint.path_exists(key)
         elif kind.startswith("fact:"):
             value = self.fact(kind[5:], key)
         elif kind.startswith("all:"):
@@ -922,6 +897,28 @@ class EvaluatorContext:
 
 def _tuple(values: Sequence[V] | None) -> tuple[V, ...] | None:
     return None if values is None else tuple(values)
+
+
+_Answer = Callable[[EvaluatorContext, str], object]
+_ANSWERS: dict[str, _Answer] = {
+    "alias": lambda ctx, key: ctx.aliases.get(key),
+    "top_alias": lambda ctx, key: ctx.top_aliases.get(key),
+    "bound": lambda ctx, key: key in ctx.bound_names,
+    "assigned": lambda ctx, key: _tuple(ctx.assigned.get(key)),
+    "function": lambda ctx, key: ctx.functions.get(key),
+    "class": lambda ctx, key: ctx.classes.get(key),
+    "methods": lambda ctx, key: _tuple(ctx.methods.get(key)),
+    "name_loads": lambda ctx, key: _tuple(ctx.name_loads.get(key)),
+    "attribute_loads": lambda ctx, key: _tuple(ctx.attribute_loads.get(key)),
+    "module": lambda ctx, _key: tuple(ctx.tree.body),
+    "flow_body": lambda ctx, _key: tuple(ctx.flow_body()),
+    "key_adders": lambda ctx, key: tuple(ctx.key_adders(key)),
+    "strings": lambda ctx, key: tuple(ctx.string_nodes(key)),
+    "fast_parameter": lambda ctx, _key: ctx.has_fast_parameter(),
+    "exists": lambda ctx, key: ctx.lint.path_exists(key),
+}
+"""How the document answers each kind of recorded lookup (`EvaluatorContext.answer`) for a key; the
+module-scope kinds, registered facts (`fact:NAME`) and whole tables (`all:ATTRIBUTE`) are answered there."""
 
 
 class _Reader(Protocol):

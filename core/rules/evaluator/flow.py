@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, children, int_constant, walk_no_nested
 
@@ -96,55 +96,10 @@ class Flow:
         return False
 
     def _stmt(self, stmt: ast.stmt, flags: _Flags) -> bool:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            for dec in stmt.decorator_list:
-                self._expr(dec, flags)
-            for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
-                if default is not None:
-                    self._expr(default, flags)
-            return False
-        if isinstance(stmt, ast.ClassDef):
-            for dec in stmt.decorator_list:
-                self._expr(dec, flags)
-            body = [s for s in stmt.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
-            self._block(body, flags)
-            return False
-        if isinstance(stmt, ast.If):
-            self._expr(stmt.test, flags)
-            body_done = self._branch(stmt, 0, stmt.body, flags)
-            else_done = self._branch(stmt, 1, stmt.orelse, flags) if stmt.orelse else False
-            return body_done and else_done
-        if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
-            self._expr(stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test, flags)
-            loop = _Flags(True, flags.in_handler, flags.error_branch, flags.in_finally, flags.path)
-            self._block(stmt.body, loop)
-            if stmt.orelse:
-                self._block(stmt.orelse, flags)
-            return False
-        if isinstance(stmt, ast.Try | ast.TryStar):
-            done = self._block(stmt.body, flags)
-            for number, handler in enumerate(stmt.handlers):
-                if handler.type is not None:
-                    self._expr(handler.type, flags)
-                inner = _Flags(
-                    flags.in_loop, True, True, flags.in_finally, (*flags.path, (id(stmt), number + 1))
-                )
-                self._block(handler.body, inner)
-            if stmt.orelse and not done:
-                done = self._block(stmt.orelse, flags)
-            if stmt.finalbody:
-                fin = _Flags(flags.in_loop, flags.in_handler, flags.error_branch, True, flags.path)
-                done = self._block(stmt.finalbody, fin) or done
-            return done
-        if isinstance(stmt, ast.With | ast.AsyncWith):
-            for item in stmt.items:
-                self._expr(item.context_expr, flags)
-            return self._block(stmt.body, flags)
-        if isinstance(stmt, ast.Match):
-            self._expr(stmt.subject, flags)
-            for number, case in enumerate(stmt.cases):
-                self._branch(stmt, number, case.body, flags)
-            return False
+        """Walk one statement; True when it always leaves early. Compound statements by `_STATEMENTS`."""
+        walker = _STATEMENTS.get(type(stmt))
+        if walker is not None:
+            return walker(self, stmt, flags)
         for child in children(stmt):
             self._expr(child, flags)
         if isinstance(stmt, ast.Return | ast.Raise):
@@ -155,6 +110,61 @@ class Flow:
                 if not flags.path and not self._stack:
                     raise _Terminated
                 return True
+        return False
+
+    def _function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, flags: _Flags) -> bool:
+        """Only the decorators and defaults run where a function is defined."""
+        for dec in stmt.decorator_list:
+            self._expr(dec, flags)
+        for default in (*stmt.args.defaults, *stmt.args.kw_defaults):
+            if default is not None:
+                self._expr(default, flags)
+        return False
+
+    def _class_def(self, stmt: ast.ClassDef, flags: _Flags) -> bool:
+        for dec in stmt.decorator_list:
+            self._expr(dec, flags)
+        body = [s for s in stmt.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+        self._block(body, flags)
+        return False
+
+    def _if(self, stmt: ast.If, flags: _Flags) -> bool:
+        self._expr(stmt.test, flags)
+        body_done = self._branch(stmt, 0, stmt.body, flags)
+        else_done = self._branch(stmt, 1, stmt.orelse, flags) if stmt.orelse else False
+        return body_done and else_done
+
+    def _loop(self, stmt: ast.For | ast.AsyncFor | ast.While, flags: _Flags) -> bool:
+        self._expr(stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test, flags)
+        loop = _Flags(True, flags.in_handler, flags.error_branch, flags.in_finally, flags.path)
+        self._block(stmt.body, loop)
+        if stmt.orelse:
+            self._block(stmt.orelse, flags)
+        return False
+
+    def _try(self, stmt: ast.Try | ast.TryStar, flags: _Flags) -> bool:
+        done = self._block(stmt.body, flags)
+        for number, handler in enumerate(stmt.handlers):
+            if handler.type is not None:
+                self._expr(handler.type, flags)
+            inner = _Flags(flags.in_loop, True, True, flags.in_finally, (*flags.path, (id(stmt), number + 1)))
+            self._block(handler.body, inner)
+        if stmt.orelse and not done:
+            done = self._block(stmt.orelse, flags)
+        if stmt.finalbody:
+            fin = _Flags(flags.in_loop, flags.in_handler, flags.error_branch, True, flags.path)
+            done = self._block(stmt.finalbody, fin) or done
+        return done
+
+    def _with(self, stmt: ast.With | ast.AsyncWith, flags: _Flags) -> bool:
+        for item in stmt.items:
+            self._expr(item.context_expr, flags)
+        return self._block(stmt.body, flags)
+
+    def _match(self, stmt: ast.Match, flags: _Flags) -> bool:
+        self._expr(stmt.subject, flags)
+        for number, case in enumerate(stmt.cases):
+            self._branch(stmt, number, case.body, flags)
         return False
 
     def _branch(self, node: ast.AST, number: int, body: list[ast.stmt], flags: _Flags) -> bool:
@@ -355,3 +365,21 @@ def exclusive(a: Step, b: Step) -> bool:
 
 def block_calls(stmts: list[ast.stmt]) -> list[ast.Call]:
     return [n for n in walk_no_nested(stmts) if isinstance(n, ast.Call)]
+
+
+_StatementWalker = Callable[[Flow, Any, _Flags], bool]
+_STATEMENTS: dict[type[ast.stmt], _StatementWalker] = {
+    ast.FunctionDef: Flow._function_def,
+    ast.AsyncFunctionDef: Flow._function_def,
+    ast.ClassDef: Flow._class_def,
+    ast.If: Flow._if,
+    ast.For: Flow._loop,
+    ast.AsyncFor: Flow._loop,
+    ast.While: Flow._loop,
+    ast.Try: Flow._try,
+    ast.TryStar: Flow._try,
+    ast.With: Flow._with,
+    ast.AsyncWith: Flow._with,
+    ast.Match: Flow._match,
+}
+"""How each compound statement is walked (simple statements: their expressions, then whether they leave)."""

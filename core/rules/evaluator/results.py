@@ -5,10 +5,9 @@ from __future__ import annotations
 import ast
 
 from core.brief import same_metric
-from core.rules.evaluator.context import EvaluatorContext, has_star_kwargs
+from core.rules.evaluator.context import Binding, EvaluatorContext, has_star_kwargs
 from core.rules.evaluator.metric import MetricInfo, expected_metric, metric_of, metric_rank
 from core.rules.evaluator.paths import Write, is_result_json, result_json_path, writes
-from core.rules.evaluator.scopes import Binding
 
 REQUIRED_KEYS = ("evaluation_script_path", "evaluation_output", "score")
 

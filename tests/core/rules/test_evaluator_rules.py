@@ -546,14 +546,14 @@ def test_incremental_lint_of_a_large_evaluator_under_random_edits() -> None:
 
 
 def test_chunked_parse_is_the_whole_file_parse() -> None:
-    from core.rules.evaluator import chunks
+    from core.rules.evaluator.analysis import cutter
 
     text = (
         '"""Doc\nwith lines at column 0\n"""\nimport os\n@dec\n@other(1)\ndef f(\na=1,\n):\n    return (\n1)\n'
         "if x:\n    pass\nelse:\n    pass\ntry:\n    import y\nexcept ImportError:\n    y = None\n"
         "X = [\n    1,\n]\ns = 'a' \\\n'b'\n\fz = 1\r\nw = 2\rq = 3\n"
     )
-    placed = chunks.parse_document(text)
+    placed = cutter.parse_document(text)
     assert isinstance(placed, list) and len(placed) > 3
     whole = ast.parse(text)
     assert len(whole.body) == sum(len(p.chunk.body) for p in placed)
@@ -564,7 +564,7 @@ def test_chunked_parse_is_the_whole_file_parse() -> None:
             assert ast.dump(shifted) == ast.dump(ast.parse(ast.unparse(expected)))
             assert stmt.lineno + p.line == expected.lineno
             assert (stmt.end_lineno or 0) + p.line == expected.end_lineno
-    broken = chunks.parse_document(text.replace("def f(", "def f(("))
+    broken = cutter.parse_document(text.replace("def f(", "def f(("))
     assert isinstance(broken, SyntaxError)
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from core.diagnostics import Diagnostic
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator import chunks, clear_caches, lint, lint_reference
+from core.rules.evaluator import clear_caches, lint, lint_reference
+from core.rules.evaluator.analysis import cutter
 
 ENTRY = "kapso_evaluation/evaluate.py"
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -188,7 +189,7 @@ def test_the_parse_error_is_the_whole_file_parsers(data: st.DataObject) -> None:
     expected = whole_file_error(text)
     if data.draw(st.booleans()):
         clear_caches()
-    found = chunks.parse_document(text)
+    found = cutter.parse_document(text)
     if expected is None:
         assert isinstance(found, list)
     else:
@@ -208,5 +209,5 @@ def test_the_parse_error_is_the_whole_file_parsers(data: st.DataObject) -> None:
     ],
 )
 def test_line_numbers_inside_messages_are_document_lines(before: str, after: str) -> None:
-    found = chunks.parse_document(before)
+    found = cutter.parse_document(before)
     assert isinstance(found, SyntaxError) and found.msg == after

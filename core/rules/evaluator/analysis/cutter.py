@@ -1,4 +1,4 @@
-"""Parse a Python document as top-level statement chunks, each parsed and indexed once (editor speed, SPEC §11).
+"""Cut a Python document into top-level statement chunks, each parsed and indexed once (editor speed, SPEC §11).
 
 A document is cut before lines that start at column 0 with something other than a comment, a closing
 bracket, a decorator's target or a continuation keyword (`else`, `elif`, `except`, `finally`). The cut is
@@ -22,12 +22,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
-from core.diagnostics import byte_col_to_char
-from core.lines import split_lines
-from core.rules.evaluator.analysis.ast_utils import children, parse
-from core.rules.evaluator.scopes import ScopeIndex
+from core.rules.evaluator.analysis.ast_utils import parse
+from core.rules.evaluator.analysis.chunks import Chunk, Placed
+
+__all__ = ["OWNER", "cache_size", "clear_cache", "cut_points", "parse_document", "shift_error"]
 
 # A line that may start a new top-level statement (see module docstring). The first pattern is the fast one
 # for text without carriage returns: it starts with a literal, which `re` searches for quickly.
@@ -35,240 +34,9 @@ CUT_LF = re.compile(r"\n(?![\s#)\]}])(?!(?:else|elif|except|finally)\b)")
 CUT = re.compile(r"(?:\r\n|\r|\n)(?![\s#)\]}])(?!(?:else|elif|except|finally)\b)")
 
 MAX_CHUNKS = 2048
-# Recorded lookups of module-scope bindings (`EvaluatorContext.answer`), keyed by the name (then, after a NUL,
-# the asking top-level statement): a chunk binding the name at module scope takes part in all of them.
-MODULE_SCOPE_KINDS = ("module_before", "module_reaching", "module_last", "module_all")
 MAX_CHARS = 4_000_000
 MAX_FAILED = 512
 MAX_WHOLE = 4
-
-
-class Chunk:
-    """One parsed piece of a document and everything about it that needs no other piece (one indexed pass).
-
-    Positions inside are relative to the chunk (line 1 is the chunk's first line). Which document and
-    line the chunk sits at is the caller's business (`Placed`).
-    """
-
-    def __init__(self, text: str, tree: ast.Module) -> None:
-        self.text = text
-        self.tree = tree
-        self.body = tree.body
-        self.lines = split_lines(text)
-        self._ascii: list[bool | None] = [None] * len(self.lines)
-        self.top_level = {id(stmt) for stmt in tree.body}
-        self.parents: dict[ast.AST, ast.AST] = {}
-        self.kids: dict[int, list[ast.AST]] = {}
-        self.nodes: list[ast.AST] = []
-        self.calls: list[ast.Call] = []
-        self.call_index: dict[int, int] = {}
-        self.method_calls: dict[str, list[ast.Call]] = {}  # calls of `x.attr(...)` by attr
-        self.star_kwarg_calls: list[ast.Call] = []  # calls with a `**mapping` argument
-        self.imports: list[ast.Import | ast.ImportFrom] = []
-        self.handlers: list[ast.ExceptHandler] = []
-        self.strings: list[ast.Constant] = []
-        self.strings_by_value: dict[str, list[ast.Constant]] = {}
-        self.name_loads: dict[str, list[ast.Name]] = {}
-        self.attribute_loads: dict[str, list[ast.Attribute]] = {}
-        self.bound_names: set[str] = set()
-        self.assigned: dict[str, list[ast.expr]] = {}
-        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-        self.classes: list[ast.ClassDef] = []
-        self.key_adders: dict[str, list[ast.AST]] = {}
-        self.fast_parameter = False  # a function with a `fast` parameter (typer/fire options)
-        self.results: dict[object, object] = {}  # per-chunk rule results, keyed by lint settings
-        self.post_order_calls: dict[int, list[ast.Call]] = {}  # id(expr) -> its calls, arguments first (flow)
-        self._index()
-        self.ids = self.kids  # id(node) -> children, for every node: doubles as the membership test
-
-    def _index(self) -> None:
-        stack: list[ast.AST] = list(reversed(self.tree.body))
-        parents, kids, nodes = self.parents, self.kids, self.nodes
-        while stack:
-            node = stack.pop()
-            nodes.append(node)
-            node_kids = children(node)
-            kids[id(node)] = node_kids
-            for child in node_kids:
-                parents[child] = node
-            stack.extend(reversed(node_kids))
-            if isinstance(node, ast.Call):
-                self.call_index[id(node)] = len(self.calls)
-                self.calls.append(node)
-                func = node.func
-                if isinstance(func, ast.Attribute):
-                    self.method_calls.setdefault(func.attr, []).append(node)
-                if any(kw.arg is None for kw in node.keywords):
-                    self.star_kwarg_calls.append(node)
-                if (
-                    isinstance(func, ast.Attribute)
-                    and func.attr in ("update", "setdefault")
-                    and isinstance(func.value, ast.Name)
-                ):
-                    self.key_adders.setdefault(func.value.id, []).append(node)
-            elif isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    self.name_loads.setdefault(node.id, []).append(node)
-                else:
-                    self.bound_names.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                if isinstance(node.ctx, ast.Load):
-                    self.attribute_loads.setdefault(node.attr, []).append(node)
-            elif isinstance(node, ast.Constant):
-                if isinstance(node.value, str):
-                    self.strings.append(node)
-                    self.strings_by_value.setdefault(node.value, []).append(node)
-            elif isinstance(node, ast.Import | ast.ImportFrom):
-                self.imports.append(node)
-            elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if not isinstance(node, ast.AugAssign):
-                    for target in targets:
-                        if isinstance(target, ast.Name) and node.value is not None:
-                            self.assigned.setdefault(target.id, []).append(node.value)
-                subscripted = {
-                    t.value.id
-                    for t in targets
-                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-                }
-                for name in sorted(subscripted):
-                    self.key_adders.setdefault(name, []).append(node)
-            elif isinstance(node, ast.NamedExpr):
-                if isinstance(node.target, ast.Name):
-                    self.assigned.setdefault(node.target.id, []).append(node.value)
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.bound_names.add(node.name)
-                if any(a.arg == "fast" for a in (*node.args.args, *node.args.kwonlyargs)):
-                    self.fast_parameter = True
-            elif isinstance(node, ast.ClassDef):
-                self.bound_names.add(node.name)
-                self.classes.append(node)
-            elif isinstance(node, ast.ExceptHandler):
-                self.handlers.append(node)
-        for stmt in self.tree.body:
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.functions.append(stmt)
-        # The top-level statements the execution-order walk (flow.py) can learn anything from: a plain
-        # `def` (no decorators, no calls in its defaults) contributes no steps where it is defined.
-        self.flow_body: list[ast.stmt] = [
-            s
-            for s in self.tree.body
-            if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
-            or s.decorator_list
-            or any(
-                isinstance(n, ast.Call)
-                for d in (*s.args.defaults, *s.args.kw_defaults)
-                if d
-                for n in ast.walk(d)
-            )
-        ]
-        self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
-
-    # -- this chunk's share of the whole-file facts (merged per document by `EvaluatorContext`) ----------
-
-    @cached_property
-    def scope_index(self) -> ScopeIndex:
-        """Every binding of the chunk, scope by scope (built on first use: many chunks never need it)."""
-        return ScopeIndex(self)
-
-    @cached_property
-    def function_map(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
-        """Top-level functions by name, the last definition winning (as a sequential merge would)."""
-        return {func.name: func for func in self.functions}
-
-    @cached_property
-    def class_map(self) -> dict[str, ast.ClassDef]:
-        return {cls.name: cls for cls in self.classes}
-
-    @cached_property
-    def alias_maps(self) -> tuple[dict[str, str], dict[str, str]]:
-        """(every import's local name -> what it binds, the same for top-level imports only), in order."""
-        aliases: dict[str, str] = {}
-        top_aliases: dict[str, str] = {}
-        top_level = self.top_level
-        for imp in self.imports:
-            top = id(imp) in top_level
-            if isinstance(imp, ast.Import):
-                for alias in imp.names:
-                    local = alias.asname or alias.name.split(".")[0]
-                    bound_to = alias.name if alias.asname else local
-                    aliases[local] = bound_to
-                    if top:
-                        top_aliases[local] = bound_to
-            elif imp.level == 0 and imp.module:
-                for alias in imp.names:
-                    if alias.name != "*":
-                        aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
-                        if top:
-                            top_aliases[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
-        return aliases, top_aliases
-
-    @cached_property
-    def contributed(self) -> frozenset[tuple[str, str]]:
-        """Every keyed whole-file lookup (`EvaluatorContext.answer`) whose answer this chunk takes part in:
-        when the chunk enters or leaves a document, only lookups in this set can change answer (besides
-        the document-wide ones, see `context.WIDE_KINDS`)."""
-        aliases, top_aliases = self.alias_maps
-        pairs: set[tuple[str, str]] = set()
-        for kind, keys in (
-            ("alias", aliases),
-            ("top_alias", top_aliases),
-            ("bound", self.bound_names),
-            ("assigned", self.assigned),
-            ("function", self.function_map),
-            ("class", self.class_map),
-            ("name_loads", self.name_loads),
-            ("attribute_loads", self.attribute_loads),
-            ("key_adders", self.key_adders),
-            ("strings", self.strings_by_value),
-        ):
-            pairs.update((kind, key) for key in keys)
-        index = self.scope_index
-        for names in (index.module_bindings, index.global_bindings):
-            for name in names:
-                pairs.update((kind, name) for kind in MODULE_SCOPE_KINDS)
-        return frozenset(pairs)
-
-    # -- positions (relative to the chunk) -------------------------------------------------------------
-
-    def char_col(self, lineno: int, byte_col: int) -> int:
-        """Code-point column for a 1-based chunk line and a UTF-8 byte column."""
-        index = lineno - 1
-        if not 0 <= index < len(self.lines):
-            return byte_col
-        ascii_line = self._ascii[index]
-        if ascii_line is None:
-            ascii_line = self._ascii[index] = self.lines[index].isascii()
-        return byte_col if ascii_line else byte_col_to_char(self.lines[index], byte_col)
-
-    def start(self, node: ast.AST) -> tuple[int, int]:
-        """Zero-based (line, character) of the node's start, relative to the chunk."""
-        lineno: int = getattr(node, "lineno", 1)
-        return lineno - 1, self.char_col(lineno, getattr(node, "col_offset", 0))
-
-    def end(self, node: ast.AST) -> tuple[int, int]:
-        end_line: int | None = getattr(node, "end_lineno", None)
-        lineno: int = end_line if end_line is not None else getattr(node, "lineno", 1)
-        end_col: int | None = getattr(node, "end_col_offset", None)
-        col: int = end_col if end_col is not None else getattr(node, "col_offset", 0)
-        return lineno - 1, self.char_col(lineno, col)
-
-    def source_of(self, node: ast.AST) -> str:
-        (start_line, start_char), (end_line, end_char) = self.start(node), self.end(node)
-        if start_line == end_line:
-            return self.lines[start_line][start_char:end_char]
-        parts = [self.lines[start_line][start_char:]]
-        parts.extend(self.lines[start_line + 1 : end_line])
-        parts.append(self.lines[end_line][:end_char])
-        return "\n".join(parts)
-
-
-@dataclass(frozen=True)
-class Placed:
-    """A chunk at its place in one document: `line` is the zero-based document line of the chunk's line 1."""
-
-    chunk: Chunk
-    line: int
 
 
 # -- cache ---------------------------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ recorded lookups keyed by top-level statement, so the answer never depends on ho
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from core.rules.evaluator.analysis.ast_utils import children
 
@@ -83,9 +84,9 @@ class ScopeIndex:
             stack.append((stmt, MODULE))
             while stack:
                 node, key = stack.pop()
-                cls = type(node)
-                if cls in _SPECIAL:
-                    self._handle(node, key)
+                handler = _HANDLERS.get(type(node))
+                if handler is not None:
+                    handler(self, node, key)
                 elif isinstance(node, ast.Name):
                     self.scope_of[id(node)] = key
                     if not isinstance(node.ctx, ast.Load):  # `del name`
@@ -149,107 +150,116 @@ class ScopeIndex:
     def _visit(self, node: ast.AST, scope: int) -> None:
         self._stack.append((node, scope))
 
-    def _handle(self, node: ast.AST, scope: int) -> None:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            self._visit_all(node.decorator_list, scope)
-            self._visit_arguments(node.args, scope)
-            if node.returns is not None:
-                self._visit(node.returns, scope)
-            self._bind(scope, node.name, "other", None, node, _end(node))
-            inner = self._new_scope(node, scope)
-            self._bind_parameters(node.args, inner, node)
-            self._visit_all(node.body, inner)
-        elif isinstance(node, ast.Lambda):
-            self._visit_arguments(node.args, scope)
-            inner = self._new_scope(node, scope)
-            self._bind_parameters(node.args, inner, node)
-            self._visit(node.body, inner)
-        elif isinstance(node, ast.ClassDef):
-            self._visit_all(node.decorator_list, scope)
-            self._visit_all(node.bases, scope)
-            self._visit_all([kw.value for kw in node.keywords], scope)
-            self._bind(scope, node.name, "other", None, node, _end(node))
-            inner = self._new_scope(node, scope, is_class=True)
-            self._visit_all(node.body, inner)
-        elif isinstance(node, Comprehension):
-            generators = node.generators
-            if generators:
-                self._visit(generators[0].iter, scope)
-            inner = self._new_scope(node, scope, is_comprehension=True)
-            for number, gen in enumerate(generators):
-                self.scope_of[id(gen)] = inner
-                if number:
-                    self._visit(gen.iter, inner)
-                self._bind_target(gen.target, inner, "iter", gen.iter, gen, (0, 0))
-                self._visit_all(gen.ifs, inner)
-            if isinstance(node, ast.DictComp):
-                self._visit(node.key, inner)
-                self._visit(node.value, inner)
-            else:
-                self._visit(node.elt, inner)
-        elif isinstance(node, ast.Assign):
-            self._visit(node.value, scope)
-            kind = "value"
-            for target in node.targets:
-                self._bind_target(target, scope, kind, node.value, node, _end(node))
-        elif isinstance(node, ast.AnnAssign):
-            self._visit(node.annotation, scope)
-            if node.value is not None:
-                self._visit(node.value, scope)
-                self._bind_target(node.target, scope, "value", node.value, node, _end(node))
-            elif not isinstance(node.target, ast.Name):
-                self._visit(node.target, scope)
-        elif isinstance(node, ast.AugAssign):
-            self._visit(node.value, scope)
-            self._bind_target(node.target, scope, "aug", node.value, node, _end(node))
-        elif isinstance(node, ast.NamedExpr):
-            self._visit(node.value, scope)
-            target_scope = scope
-            while self.scopes[target_scope].is_comprehension:
-                parent = self.scopes[target_scope].parent
-                assert parent is not None
-                target_scope = parent
-            self._bind_target(node.target, target_scope, "value", node.value, node, _end(node))
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            self._visit(node.iter, scope)
-            self._bind_target(node.target, scope, "iter", node.iter, node, _end(node.iter))
-            self._visit_all(node.body, scope)
-            self._visit_all(node.orelse, scope)
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                self._visit(item.context_expr, scope)
-                if item.optional_vars is not None:
-                    kind = "with" if isinstance(item.optional_vars, ast.Name) else "other"
-                    self._bind_target(
-                        item.optional_vars, scope, kind, item.context_expr, node, _end(item.optional_vars)
-                    )
-            self._visit_all(node.body, scope)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                if alias.name != "*":
-                    local = alias.asname or alias.name.split(".")[0]
-                    self._bind(scope, local, "other", None, node, _end(node))
-        elif isinstance(node, ast.ExceptHandler):
-            if node.type is not None:
-                self._visit(node.type, scope)
-            if node.name:
-                self._bind(scope, node.name, "other", None, node, _end(node.type or node))
-            self._visit_all(node.body, scope)
-        elif isinstance(node, ast.Global):
-            self.scopes[scope].globals.update(node.names)
-        elif isinstance(node, ast.Nonlocal):
-            self.scopes[scope].nonlocals.update(node.names)
-        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
-            self._bind(scope, node.name, "other", None, node, _end(node))
-            for child in children(node):
-                self._visit(child, scope)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            self._bind(scope, node.rest, "other", None, node, _end(node))
-            for child in children(node):
-                self._visit(child, scope)
+    # -- what each node type binds and where its parts are evaluated (`_HANDLERS`) ---------------------
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: int) -> None:
+        self._visit_all(node.decorator_list, scope)
+        self._visit_arguments(node.args, scope)
+        if node.returns is not None:
+            self._visit(node.returns, scope)
+        self._bind(scope, node.name, "other", None, node, _end(node))
+        inner = self._new_scope(node, scope)
+        self._bind_parameters(node.args, inner, node)
+        self._visit_all(node.body, inner)
+
+    def _lambda(self, node: ast.Lambda, scope: int) -> None:
+        self._visit_arguments(node.args, scope)
+        inner = self._new_scope(node, scope)
+        self._bind_parameters(node.args, inner, node)
+        self._visit(node.body, inner)
+
+    def _class(self, node: ast.ClassDef, scope: int) -> None:
+        self._visit_all(node.decorator_list, scope)
+        self._visit_all(node.bases, scope)
+        self._visit_all([kw.value for kw in node.keywords], scope)
+        self._bind(scope, node.name, "other", None, node, _end(node))
+        inner = self._new_scope(node, scope, is_class=True)
+        self._visit_all(node.body, inner)
+
+    def _comprehension(self, node: Comprehension, scope: int) -> None:
+        generators = node.generators
+        if generators:
+            self._visit(generators[0].iter, scope)
+        inner = self._new_scope(node, scope, is_comprehension=True)
+        for number, gen in enumerate(generators):
+            self.scope_of[id(gen)] = inner
+            if number:
+                self._visit(gen.iter, inner)
+            self._bind_target(gen.target, inner, "iter", gen.iter, gen, (0, 0))
+            self._visit_all(gen.ifs, inner)
+        if isinstance(node, ast.DictComp):
+            self._visit(node.key, inner)
+            self._visit(node.value, inner)
         else:
-            for child in children(node):
-                self._visit(child, scope)
+            self._visit(node.elt, inner)
+
+    def _assign(self, node: ast.Assign, scope: int) -> None:
+        self._visit(node.value, scope)
+        for target in node.targets:
+            self._bind_target(target, scope, "value", node.value, node, _end(node))
+
+    def _ann_assign(self, node: ast.AnnAssign, scope: int) -> None:
+        self._visit(node.annotation, scope)
+        if node.value is not None:
+            self._visit(node.value, scope)
+            self._bind_target(node.target, scope, "value", node.value, node, _end(node))
+        elif not isinstance(node.target, ast.Name):
+            self._visit(node.target, scope)
+
+    def _aug_assign(self, node: ast.AugAssign, scope: int) -> None:
+        self._visit(node.value, scope)
+        self._bind_target(node.target, scope, "aug", node.value, node, _end(node))
+
+    def _named_expr(self, node: ast.NamedExpr, scope: int) -> None:
+        self._visit(node.value, scope)
+        target_scope = scope
+        while self.scopes[target_scope].is_comprehension:
+            parent = self.scopes[target_scope].parent
+            assert parent is not None
+            target_scope = parent
+        self._bind_target(node.target, target_scope, "value", node.value, node, _end(node))
+
+    def _for(self, node: ast.For | ast.AsyncFor, scope: int) -> None:
+        self._visit(node.iter, scope)
+        self._bind_target(node.target, scope, "iter", node.iter, node, _end(node.iter))
+        self._visit_all(node.body, scope)
+        self._visit_all(node.orelse, scope)
+
+    def _with(self, node: ast.With | ast.AsyncWith, scope: int) -> None:
+        for item in node.items:
+            self._visit(item.context_expr, scope)
+            if item.optional_vars is not None:
+                kind = "with" if isinstance(item.optional_vars, ast.Name) else "other"
+                self._bind_target(
+                    item.optional_vars, scope, kind, item.context_expr, node, _end(item.optional_vars)
+                )
+        self._visit_all(node.body, scope)
+
+    def _import(self, node: ast.Import | ast.ImportFrom, scope: int) -> None:
+        for alias in node.names:
+            if alias.name != "*":
+                local = alias.asname or alias.name.split(".")[0]
+                self._bind(scope, local, "other", None, node, _end(node))
+
+    def _handler(self, node: ast.ExceptHandler, scope: int) -> None:
+        if node.type is not None:
+            self._visit(node.type, scope)
+        if node.name:
+            self._bind(scope, node.name, "other", None, node, _end(node.type or node))
+        self._visit_all(node.body, scope)
+
+    def _global(self, node: ast.Global, scope: int) -> None:
+        self.scopes[scope].globals.update(node.names)
+
+    def _nonlocal(self, node: ast.Nonlocal, scope: int) -> None:
+        self.scopes[scope].nonlocals.update(node.names)
+
+    def _match_capture(self, node: ast.MatchAs | ast.MatchStar | ast.MatchMapping, scope: int) -> None:
+        name = node.rest if isinstance(node, ast.MatchMapping) else node.name
+        if name:
+            self._bind(scope, name, "other", None, node, _end(node))
+        for child in children(node):
+            self._visit(child, scope)
 
     def _visit_arguments(self, args: ast.arguments, scope: int) -> None:
         """Defaults and annotations are evaluated where the function is defined."""
@@ -315,35 +325,34 @@ class ScopeIndex:
         return False
 
 
-# Node types `_handle` models; every other node only passes its scope on to its children.
-_SPECIAL: frozenset[type] = frozenset(
-    {
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.Lambda,
-        ast.ClassDef,
-        ast.ListComp,
-        ast.SetComp,
-        ast.GeneratorExp,
-        ast.DictComp,
-        ast.Assign,
-        ast.AnnAssign,
-        ast.AugAssign,
-        ast.NamedExpr,
-        ast.For,
-        ast.AsyncFor,
-        ast.With,
-        ast.AsyncWith,
-        ast.Import,
-        ast.ImportFrom,
-        ast.ExceptHandler,
-        ast.Global,
-        ast.Nonlocal,
-        ast.MatchAs,
-        ast.MatchStar,
-        ast.MatchMapping,
-    }
-)
+_Handler = Callable[[ScopeIndex, Any, int], None]
+_HANDLERS: dict[type[ast.AST], _Handler] = {
+    ast.FunctionDef: ScopeIndex._function,
+    ast.AsyncFunctionDef: ScopeIndex._function,
+    ast.Lambda: ScopeIndex._lambda,
+    ast.ClassDef: ScopeIndex._class,
+    ast.ListComp: ScopeIndex._comprehension,
+    ast.SetComp: ScopeIndex._comprehension,
+    ast.GeneratorExp: ScopeIndex._comprehension,
+    ast.DictComp: ScopeIndex._comprehension,
+    ast.Assign: ScopeIndex._assign,
+    ast.AnnAssign: ScopeIndex._ann_assign,
+    ast.AugAssign: ScopeIndex._aug_assign,
+    ast.NamedExpr: ScopeIndex._named_expr,
+    ast.For: ScopeIndex._for,
+    ast.AsyncFor: ScopeIndex._for,
+    ast.With: ScopeIndex._with,
+    ast.AsyncWith: ScopeIndex._with,
+    ast.Import: ScopeIndex._import,
+    ast.ImportFrom: ScopeIndex._import,
+    ast.ExceptHandler: ScopeIndex._handler,
+    ast.Global: ScopeIndex._global,
+    ast.Nonlocal: ScopeIndex._nonlocal,
+    ast.MatchAs: ScopeIndex._match_capture,
+    ast.MatchStar: ScopeIndex._match_capture,
+    ast.MatchMapping: ScopeIndex._match_capture,
+}
+"""The node types that bind names or open scopes; every other node passes its scope on to its children."""
 
 
 def _slot(parents: dict[ast.AST, ast.AST], stmt: ast.AST) -> tuple[ast.AST, str, int] | None:
