@@ -226,6 +226,26 @@ def check_paths(
     `paths` is empty. `config=None` reads the workspace's config. Raises WorkspaceError for a missing workspace
     or file and for unreadable or binary files."""
     explicit = [Path(p) for p in paths]
+    root = _workspace_of(explicit, workspace)
+    config_error: ConfigError | None = None
+    config_path: Path | None = None
+    if config is None:
+        config, config_path, config_error = _load(root)
+    targets = _explicit_targets(explicit, root, config) if explicit else discover(root, config)
+    run = _WorkspaceLint(root, config, targets, select, ignore)
+    report: FixReport | None = None
+    if fix:
+        report = apply_fixes(root, run.lint_all, unsafe=unsafe_fixes, verify=run.verify)
+        diagnostics = list(report.remaining)
+    else:
+        diagnostics = run.lint_all()
+    return CheckResult(
+        root, config, config_path, config_error, tuple(run.documents), tuple(diagnostics), report
+    )
+
+
+def _workspace_of(explicit: Sequence[Path], workspace: Path | str | None) -> Path:
+    """The workspace to check: the one given, else the one the first named file is in; it must exist."""
     if workspace is None:
         if not explicit:
             raise WorkspaceError("nothing to check: give a workspace or files")
@@ -235,83 +255,91 @@ def check_paths(
         raise WorkspaceError(f"{root}: workspace does not exist")
     if not root.is_dir():
         raise WorkspaceError(f"{root}: workspace is not a directory")
-    config_error: ConfigError | None = None
-    config_path: Path | None = None
-    if config is None:
-        config, config_path, config_error = _load(root)
+    return root
 
-    targets: list[tuple[str, DocumentKind]]
-    if explicit:
-        targets = []
-        resolved_root = root.resolve()
-        for path in explicit:
-            if not path.exists():
-                raise WorkspaceError(f"{path}: no such file")
-            if path.is_dir():
-                raise WorkspaceError(f"{path}: is a directory; name files, or the workspace alone")
-            resolved = path.resolve()
-            if resolved_root not in resolved.parents:
-                raise WorkspaceError(f"{path}: not inside the workspace {root}")
-            relpath = resolved.relative_to(resolved_root).as_posix()
-            targets.append((relpath, _explicit_kind(relpath, config)))
-    else:
-        targets = discover(root, config)
 
-    documents: list[Document] = []
-    cache: dict[str, str] = {}  # texts read this pass; cross-file rules (BR008) read through it
+def _explicit_targets(
+    explicit: Sequence[Path], root: Path, config: ConfigView
+) -> list[tuple[str, DocumentKind]]:
+    """The named files as workspace-relative paths with the rules that apply to them."""
+    targets: list[tuple[str, DocumentKind]] = []
+    resolved_root = root.resolve()
+    for path in explicit:
+        if not path.exists():
+            raise WorkspaceError(f"{path}: no such file")
+        if path.is_dir():
+            raise WorkspaceError(f"{path}: is a directory; name files, or the workspace alone")
+        resolved = path.resolve()
+        if resolved_root not in resolved.parents:
+            raise WorkspaceError(f"{path}: not inside the workspace {root}")
+        relpath = resolved.relative_to(resolved_root).as_posix()
+        targets.append((relpath, _explicit_kind(relpath, config)))
+    return targets
 
-    def lint_all() -> list[Diagnostic]:
-        documents.clear()
-        cache.clear()
+
+class _WorkspaceLint:
+    """One check of a workspace's targets: reads them, lints them, and lets `--fix` verify each change.
+
+    Texts read in a pass are cached, so cross-file rules (BR008) read what this pass read."""
+
+    def __init__(
+        self,
+        root: Path,
+        config: ConfigView,
+        targets: Sequence[tuple[str, DocumentKind]],
+        select: Sequence[str],
+        ignore: Sequence[str],
+    ) -> None:
+        self.root, self.config, self.targets = root, config, targets
+        self.select, self.ignore = select, ignore
+        self.kinds = dict(targets)
+        self.documents: list[Document] = []
+        self.cache: dict[str, str] = {}
+
+    def context(self) -> LintContext:
+        return LintContext(config=self.config, workspace=self.root, read_file=self.read_file)
+
+    def lint_all(self) -> list[Diagnostic]:
+        self.documents.clear()
+        self.cache.clear()
+        for relpath, kind in self.targets:
+            text = read_text(self.root / relpath, relpath)
+            self.cache[relpath] = text
+            self.documents.append(Document(relpath, kind, text))
+        ctx = self.context()
         found: list[Diagnostic] = []
-        for relpath, kind in targets:
-            text = read_text(root / relpath, relpath)
-            cache[relpath] = text
-            documents.append(Document(relpath, kind, text))
-        ctx = LintContext(config=config, workspace=root, read_file=read_file)
-        for document in documents:
+        for document in self.documents:
             found.extend(
                 lint_document(
                     document.relpath,
                     document.text,
                     document.kind,
                     ctx,
-                    select=select,
-                    ignore=ignore,
+                    select=self.select,
+                    ignore=self.ignore,
                     incremental=False,
                 )
             )
         return sorted(found, key=lambda d: (d.path, d.range.start, d.code))
 
-    def read_file(relpath: str) -> str | None:
-        if relpath in cache:
-            return cache[relpath]
-        target = root / relpath
+    def read_file(self, relpath: str) -> str | None:
+        if relpath in self.cache:
+            return self.cache[relpath]
+        target = self.root / relpath
         if not target.is_file():
             return None
         try:
             text = read_text(target, relpath)
         except WorkspaceError:
             return None
-        cache[relpath] = text
+        self.cache[relpath] = text
         return text
 
-    kinds = dict(targets)
-
-    def verify(relpath: str, before: str, after: str) -> str | None:
-        kind = kinds.get(relpath)
+    def verify(self, relpath: str, before: str, after: str) -> str | None:
+        kind = self.kinds.get(relpath)
         if kind is None:
             return None
-        ctx = LintContext(config=config, workspace=root, read_file=read_file)
-        return refusal(relpath, kind, before, after, ctx)
-
-    report: FixReport | None = None
-    if fix:
-        report = apply_fixes(root, lint_all, unsafe=unsafe_fixes, verify=verify)
-        diagnostics = list(report.remaining)
-    else:
-        diagnostics = lint_all()
-    return CheckResult(root, config, config_path, config_error, tuple(documents), tuple(diagnostics), report)
+        return refusal(relpath, kind, before, after, self.context())
 
 
 def check_targets(

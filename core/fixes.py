@@ -207,58 +207,23 @@ def apply_fixes(
     passes = 0
     while passes < max_passes:
         candidates = [d for d in diagnostics if _applicable(d, unsafe) and _key(d) not in applied]
-        paths = {e.path for d in candidates if d.fix is not None for e in d.fix.edits}
-        texts: dict[str, str] = {}
-        boms: set[str] = set()
-        for relpath in sorted(paths):
-            target = _inside(workspace, relpath)
-            text = _read_text(target) if target is not None else None
-            if text is None:
-                continue
-            if text.startswith(BOM):
-                boms.add(relpath)
-                text = text[1:]
-            texts[relpath] = text
+        texts, boms = _read_texts(workspace, {e.path for d in candidates if d.fix for e in d.fix.edits})
         chosen = select_fixes(candidates, texts)
-        for relpath in texts:
-            mine = [d for d in chosen if d.fix is not None and any(e.path == relpath for e in d.fix.edits)]
-            _kept, no = _verified(relpath, texts[relpath], mine, verify)
-            refused.extend(no)
+        refused.extend(_refusals(texts, chosen, verify))
         refused_keys = {_key(r.diagnostic) for r in refused}
         applied.update(refused_keys)
         chosen = [d for d in chosen if _key(d) not in refused_keys]
         if not chosen:
             break
         passes += 1
-        by_path: dict[str, list[TextEdit]] = {}
-        for diagnostic in chosen:
-            assert diagnostic.fix is not None
-            for edit in diagnostic.fix.edits:
-                by_path.setdefault(edit.path, []).append(edit)
-        wrote = False
-        for relpath, edits in by_path.items():
-            if "\r\n" in texts[relpath]:  # keep a CRLF file CRLF: rules write "\n" in their edits
-                edits = [replace(e, new_text=re.sub(r"\r?\n", "\r\n", e.new_text)) for e in edits]
-            new_text = apply_edits(texts[relpath], edits)
-            if new_text != texts[relpath]:
-                prefix = BOM if relpath in boms else ""
-                target = _inside(workspace, relpath)
-                assert target is not None
-                _write_preserving_mode(target, (prefix + new_text).encode("utf-8"))
-                changed.add(relpath)
-                wrote = True
-        for diagnostic in chosen:
-            assert diagnostic.fix is not None
-            for relpath in diagnostic.fix.delete_paths:
-                target = _inside(workspace, relpath)
-                if target is not None and target.is_file():
-                    target.unlink()
-                    deleted.add(relpath)
-                    wrote = True
+        wrote = _write_edits(workspace, chosen, texts, boms)
+        gone = _delete_files(workspace, chosen)
+        changed |= wrote
+        deleted |= gone
         fixed.extend(chosen)
         applied.update(_key(d) for d in chosen)
         diagnostics = list(lint())
-        if not wrote:
+        if not wrote and not gone:
             break
     return FixReport(
         tuple(fixed),
@@ -268,6 +233,67 @@ def apply_fixes(
         tuple(diagnostics),
         tuple(refused),
     )
+
+
+def _read_texts(workspace: Path, paths: set[str]) -> tuple[dict[str, str], set[str]]:
+    """The current text of each readable file inside the workspace (without its BOM), and which had one."""
+    texts: dict[str, str] = {}
+    boms: set[str] = set()
+    for relpath in sorted(paths):
+        target = _inside(workspace, relpath)
+        text = _read_text(target) if target is not None else None
+        if text is None:
+            continue
+        if text.startswith(BOM):
+            boms.add(relpath)
+            text = text[1:]
+        texts[relpath] = text
+    return texts, boms
+
+
+def _refusals(texts: dict[str, str], chosen: Sequence[Diagnostic], verify: Verifier | None) -> list[Refused]:
+    """The chosen fixes `verify` refuses, file by file."""
+    refused: list[Refused] = []
+    for relpath, text in texts.items():
+        mine = [d for d in chosen if d.fix is not None and any(e.path == relpath for e in d.fix.edits)]
+        refused.extend(_verified(relpath, text, mine, verify)[1])
+    return refused
+
+
+def _write_edits(
+    workspace: Path, chosen: Sequence[Diagnostic], texts: dict[str, str], boms: set[str]
+) -> set[str]:
+    """Write the chosen fixes' edits, file by file (keeping a BOM and CRLF line ends); the paths changed."""
+    by_path: dict[str, list[TextEdit]] = {}
+    for diagnostic in chosen:
+        assert diagnostic.fix is not None
+        for edit in diagnostic.fix.edits:
+            by_path.setdefault(edit.path, []).append(edit)
+    changed: set[str] = set()
+    for relpath, edits in by_path.items():
+        if "\r\n" in texts[relpath]:  # keep a CRLF file CRLF: rules write "\n" in their edits
+            edits = [replace(e, new_text=re.sub(r"\r?\n", "\r\n", e.new_text)) for e in edits]
+        new_text = apply_edits(texts[relpath], edits)
+        if new_text != texts[relpath]:
+            prefix = BOM if relpath in boms else ""
+            target = _inside(workspace, relpath)
+            assert target is not None
+            _write_preserving_mode(target, (prefix + new_text).encode("utf-8"))
+            changed.add(relpath)
+    return changed
+
+
+def _delete_files(workspace: Path, chosen: Sequence[Diagnostic]) -> set[str]:
+    """Delete the files the chosen fixes delete (EV017's stale result.json); the paths deleted."""
+    deleted: set[str] = set()
+    for diagnostic in chosen:
+        assert diagnostic.fix is not None
+        for relpath in diagnostic.fix.delete_paths:
+            target = _inside(workspace, relpath)
+            if target is not None and target.is_file():
+                target.unlink()
+                deleted.add(relpath)
+    return deleted
 
 
 def _write_preserving_mode(target: Path, data: bytes) -> None:
