@@ -318,12 +318,7 @@ def render_expr(ctx: EvaluatorContext, expr: ast.expr, depth: int = 0) -> list[S
     ):
         return [str(expr.value)]
     if isinstance(expr, ast.Name):
-        value = ctx.value_of(expr)
-        if isinstance(value, ast.JoinedStr | ast.BinOp | ast.Call):
-            rendered = render_expr(ctx, value, depth + 1)
-            if not (len(rendered) == 1 and isinstance(rendered[0], Hole)):
-                return rendered
-        return [Hole(expr)]
+        return _render_name(ctx, expr, depth)
     if isinstance(expr, ast.JoinedStr):
         out: list[Segment] = []
         for value in expr.values:
@@ -339,13 +334,29 @@ def render_expr(ctx: EvaluatorContext, expr: ast.expr, depth: int = 0) -> list[S
         if template is not None:
             return _percent(ctx, template, expr.right, depth)
     if isinstance(expr, ast.Call):
-        func = expr.func
-        if isinstance(func, ast.Attribute) and func.attr == "format":
-            template = ctx.string_value(func.value)
-            if template is not None:
-                return _str_format(ctx, template, expr, depth)
-        if ctx.call_name(expr) == "str" and len(expr.args) == 1:
-            return [Hole(expr.args[0])]
+        return _render_call(ctx, expr, depth)
+    return [Hole(expr)]
+
+
+def _render_name(ctx: EvaluatorContext, expr: ast.Name, depth: int) -> list[Segment]:
+    """A variable bound to a string expression renders as that expression; anything else is a hole."""
+    value = ctx.value_of(expr)
+    if isinstance(value, ast.JoinedStr | ast.BinOp | ast.Call):
+        rendered = render_expr(ctx, value, depth + 1)
+        if not (len(rendered) == 1 and isinstance(rendered[0], Hole)):
+            return rendered
+    return [Hole(expr)]
+
+
+def _render_call(ctx: EvaluatorContext, expr: ast.Call, depth: int) -> list[Segment]:
+    """`"...".format(...)` renders its template; `str(x)` is x's hole; other calls are holes."""
+    func = expr.func
+    if isinstance(func, ast.Attribute) and func.attr == "format":
+        template = ctx.string_value(func.value)
+        if template is not None:
+            return _str_format(ctx, template, expr, depth)
+    if ctx.call_name(expr) == "str" and len(expr.args) == 1:
+        return [Hole(expr.args[0])]
     return [Hole(expr)]
 
 

@@ -99,19 +99,7 @@ def resolve_path(ctx: EvaluatorContext, expr: ast.AST | None, depth: int = 0) ->
             return _dirname(resolve_path(ctx, expr.value, depth + 1))
         return UNKNOWN
     if isinstance(expr, ast.Subscript):
-        base = expr.value
-        if (
-            isinstance(base, ast.Attribute)
-            and base.attr == "parents"
-            and isinstance(expr.slice, ast.Constant)
-        ):
-            level = expr.slice.value
-            if isinstance(level, int) and not isinstance(level, bool) and level >= 0:
-                value = resolve_path(ctx, base.value, depth + 1)
-                for _ in range(level + 1):
-                    value = _dirname(value)
-                return value
-        return UNKNOWN
+        return _parents_path(ctx, expr, depth)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
         return _join(resolve_path(ctx, expr.left, depth + 1), resolve_path(ctx, expr.right, depth + 1))
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
@@ -125,6 +113,22 @@ def resolve_path(ctx: EvaluatorContext, expr: ast.AST | None, depth: int = 0) ->
     if isinstance(expr, ast.Call):
         return _call_path(ctx, expr, depth)
     return UNKNOWN
+
+
+def _parents_path(ctx: EvaluatorContext, expr: ast.Subscript, depth: int) -> PathValue:
+    """`path.parents[n]`: the path n + 1 levels up."""
+    base = expr.value
+    if not (
+        isinstance(base, ast.Attribute) and base.attr == "parents" and isinstance(expr.slice, ast.Constant)
+    ):
+        return UNKNOWN
+    level = expr.slice.value
+    if not isinstance(level, int) or isinstance(level, bool) or level < 0:
+        return UNKNOWN
+    value = resolve_path(ctx, base.value, depth + 1)
+    for _ in range(level + 1):
+        value = _dirname(value)
+    return value
 
 
 def _fstring(ctx: EvaluatorContext, expr: ast.JoinedStr, depth: int) -> PathValue:
