@@ -88,10 +88,16 @@ def _reaching(queue: JobQueue) -> Iterator[None]:
 
 
 def _record(job: MeasureJob, outcome: Outcome) -> CandidateRecord:
+    """The worker's record, when it is this candidate's; anything else is this candidate's failure."""
     value = outcome.value
-    if isinstance(value, CandidateRecord):
+    if isinstance(value, CandidateRecord) and (value.index, value.commit) == (job.index, job.commit):
         return value
-    reason = outcome.reason or (value.error if isinstance(value, JobFailure) else f"no result ({value!r})")
+    if isinstance(value, CandidateRecord):
+        reason = f"the queue returned the record of candidate {value.index} at {value.commit}"
+    else:
+        reason = outcome.reason or (
+            value.error if isinstance(value, JobFailure) else f"no result ({value!r})"
+        )
     return CandidateRecord(
         index=job.index,
         ref=job.ref,

@@ -154,3 +154,31 @@ def test_sigterm_lets_a_worker_finish_its_job_then_exit_0(redis_url: str, tmp_pa
     finally:
         stop_worker(worker)
     assert queue.result("long") == worker.pid  # finished, not abandoned
+
+
+def test_a_record_that_is_not_the_candidates_own_is_its_failure() -> None:
+    """Something that writes into the queue (a candidate that reached it) cannot hand one candidate's score
+    to another."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from core.campaign.model import CandidateRecord
+    from core.jobs.campaign import _record
+    from core.jobs.queue import Outcome
+    from core.sandbox import SandboxChoice
+
+    job = SimpleNamespace(
+        index=2,
+        commit="b" * 40,
+        ref="cand/x",
+        parent_ref="main",
+        sandbox=SandboxChoice("process", "none", "asked"),
+    )
+    forged = CandidateRecord(
+        index=3, ref="cand/y", commit="c" * 40, parent_ref="main", status="scored", score=1.0
+    )
+    record = _record(job, Outcome("k", "done", forged))  # type: ignore[arg-type]
+    assert (record.index, record.status, record.score) == (2, "failed", None)
+    assert "record of candidate 3" in (record.reason or "")
+    own = dataclasses.replace(forged, index=2, commit="b" * 40)
+    assert _record(job, Outcome("k", "done", own)) is own  # type: ignore[arg-type]
