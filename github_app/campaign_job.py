@@ -263,11 +263,12 @@ def deliver_winner(
         return None, f"Nothing delivered: {hygiene.inline(campaign_render.no_winner(result))}."
     if not pr.head_ref:
         return None, "Nothing delivered: the pull request's branch name is unknown."
-    commit = row.record.commit or ""
+    mirror = mirror_dir(ctx.data_dir, pr.repo)
+    commit = on_head(mirror, row.record.commit or "", pr.head_sha)
     request = DeliveryRequest(
         repo=pr.repo,
         remote_url=pr.clone_url,
-        git_dir=mirror_dir(ctx.data_dir, pr.repo),
+        git_dir=mirror,
         commit=commit,
         branch=DELIVERY_BRANCH.format(number=pr.number),
         base=pr.head_ref,
@@ -279,6 +280,36 @@ def deliver_winner(
     if done.delivered:
         ctx.store.save_campaign(result.campaign_id, winner_commit=commit)
     return done, done.message
+
+
+def on_head(mirror: Path, winner: str, head: str) -> str:
+    """The commit to deliver: the winner itself when it shares history with the PR head; a generated winner
+    (made in a fresh copy, so with no common history) becomes its tree committed on the head. Deterministic
+    (the winner's dates, Proctor's identity), so the same winner is always the same delivered commit."""
+    import subprocess
+
+    from core.integrity.git import git_argv, git_env, run_git
+
+    if run_git(mirror, "merge-base", head, winner, check=False).strip():
+        return winner
+    when = run_git(mirror, "show", "-s", "--format=%aI", winner).strip()
+    env = git_env()
+    env.update(
+        GIT_AUTHOR_NAME="Proctor",
+        GIT_AUTHOR_EMAIL="proctor@proctor.invalid",
+        GIT_COMMITTER_NAME="Proctor",
+        GIT_COMMITTER_EMAIL="proctor@proctor.invalid",
+        GIT_AUTHOR_DATE=when,
+        GIT_COMMITTER_DATE=when,
+    )
+    message = f"Proctor campaign winner {winner[:12]}, on the pull request's head {head[:12]}"
+    argv = git_argv(mirror, ("commit-tree", f"{winner}^{{tree}}", "-p", head, "-m", message))
+    made = subprocess.run(argv, env=env, capture_output=True, check=False)
+    if made.returncode != 0:
+        raise CampaignError(
+            f"could not put the winner {winner[:12]} on the PR head: {made.stderr.decode()[-300:]}"
+        )
+    return made.stdout.decode().strip()
 
 
 # ------------------------------------------------------------------------------------------ posting

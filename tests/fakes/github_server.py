@@ -120,6 +120,15 @@ class FakeGitHub:
                     fault.body = body
                 self.faults.append(fault)
 
+    def take_fault(self, method: str, path: str) -> Fault | None:
+        """The first injected fault that matches this request, removed (each answers one request)."""
+        with self.lock:
+            for fault in self.faults:
+                if (fault.method is None or fault.method == method) and fault.path_contains in path:
+                    self.faults.remove(fault)
+                    return fault
+        return None
+
     def runs_for(self, head_sha: str) -> list[CheckRunState]:
         with self.lock:
             return [r for r in self.check_runs.values() if r.head_sha == head_sha]
@@ -192,66 +201,21 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             if path.startswith("/git/"):
                 self._git(method, body)
                 return
-            fault = self._fault(method, path)
+            fault = fake.take_fault(method, path)
             if fault is not None:
                 self._send(fault.status, fault.body, fault.headers)
                 return
-            try:
-                status, data = _route(fake, method, path, self.headers.get("Authorization", ""), body)
-            except _Refused as exc:
-                if exc.status == 422:
-                    fake.violations.append(f"{method} {path}: {exc.message}")
-                status, data = exc.status, {"message": exc.message}
-            self._send(status, data)
-
-        def _fault(self, method: str, path: str) -> Fault | None:
-            with fake.lock:
-                for fault in fake.faults:
-                    if (fault.method is None or fault.method == method) and fault.path_contains in path:
-                        fake.faults.remove(fault)
-                        return fault
-            return None
+            self._send(*_answer(fake, method, path, self.headers.get("Authorization", ""), body))
 
         def _git(self, method: str, body: bytes) -> None:
-            auth = self.headers.get("Authorization", "")
-            token = ""
-            if auth.startswith("Basic "):
-                user, _, token = base64.b64decode(auth[6:]).decode().partition(":")
-                if user != "x-access-token":
-                    token = ""
-            if not fake.token_ok(token):
+            if not fake.token_ok(_basic_token(self.headers.get("Authorization", ""))):
                 self.send_response(401)
                 self.send_header("WWW-Authenticate", 'Basic realm="GitHub"')
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 fake.requests[-1].status = 401
                 return
-            path, _, query = self.path[len("/git") :].partition("?")
-            env = {
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "GIT_PROJECT_ROOT": str(fake.git_root),
-                "GIT_HTTP_EXPORT_ALL": "1",
-                "REQUEST_METHOD": method,
-                "PATH_INFO": path,
-                "QUERY_STRING": query,
-                "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-                "CONTENT_LENGTH": str(len(body)),
-                "GIT_PROTOCOL": self.headers.get("Git-Protocol", "") if fake.git_protocol_v2 else "",
-                "REMOTE_USER": "x-access-token",
-                "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
-            }
-            proc = subprocess.run(
-                ["git", "http-backend"], input=body, env=env, capture_output=True, check=False
-            )
-            head, _, payload = proc.stdout.partition(b"\r\n\r\n")
-            status = 200
-            headers: list[tuple[str, str]] = []
-            for line in head.decode("latin-1").split("\r\n"):
-                name, _, value = line.partition(":")
-                if name.lower() == "status":
-                    status = int(value.strip().split()[0])
-                elif name:
-                    headers.append((name, value.strip()))
+            status, headers, payload = _http_backend(fake, method, self.path, self.headers, body)
             self.send_response(status)
             for name, value in headers:
                 self.send_header(name, value)
@@ -270,6 +234,55 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             self._dispatch("PATCH")
 
     return Handler
+
+
+def _answer(fake: FakeGitHub, method: str, path: str, auth: str, body: bytes) -> tuple[int, Any]:
+    """A REST request's status and JSON; a refusal is GitHub's `{"message": ...}` (422s are recorded)."""
+    try:
+        return _route(fake, method, path, auth, body)
+    except _Refused as exc:
+        if exc.status == 422:
+            fake.violations.append(f"{method} {path}: {exc.message}")
+        return exc.status, {"message": exc.message}
+
+
+def _basic_token(auth: str) -> str:
+    """The token of Basic `x-access-token:<token>` (how git sends the installation token); "" otherwise."""
+    if not auth.startswith("Basic "):
+        return ""
+    user, _, token = base64.b64decode(auth[6:]).decode().partition(":")
+    return token if user == "x-access-token" else ""
+
+
+def _http_backend(
+    fake: FakeGitHub, method: str, raw_path: str, headers: Any, body: bytes
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """One smart-HTTP request through `git http-backend` over the bare repositories in `git_root`."""
+    path, _, query = raw_path[len("/git") :].partition("?")
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "GIT_PROJECT_ROOT": str(fake.git_root),
+        "GIT_HTTP_EXPORT_ALL": "1",
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": query,
+        "CONTENT_TYPE": headers.get("Content-Type", ""),
+        "CONTENT_LENGTH": str(len(body)),
+        "GIT_PROTOCOL": headers.get("Git-Protocol", "") if fake.git_protocol_v2 else "",
+        "REMOTE_USER": "x-access-token",
+        "HTTP_CONTENT_ENCODING": headers.get("Content-Encoding", ""),
+    }
+    proc = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True, check=False)
+    head, _, payload = proc.stdout.partition(b"\r\n\r\n")
+    status = 200
+    found: list[tuple[str, str]] = []
+    for line in head.decode("latin-1").split("\r\n"):
+        name, _, value = line.partition(":")
+        if name.lower() == "status":
+            status = int(value.strip().split()[0])
+        elif name:
+            found.append((name, value.strip()))
+    return status, found, payload
 
 
 def app_key_pair() -> tuple[str, str]:

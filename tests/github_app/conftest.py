@@ -4,6 +4,7 @@ HTTP, a real workspace measured by the real campaign path. Deliveries are real e
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import shutil
@@ -104,10 +105,10 @@ class Harness:
         return payload
 
 
-@pytest.fixture
-def harness(tmp_path: Path, app_key: tuple[str, str]) -> Iterator[Harness]:
-    private, public = app_key
-    ws = build_workspace(tmp_path / "work")
+@contextlib.contextmanager
+def harness_for(tmp_path: Path, ws: Workspace, app_key: tuple[str, str] | None = None) -> Iterator[Harness]:
+    """The app, the fake GitHub and a bare remote holding `ws` (any workspace, e.g. another config)."""
+    private, public = app_key or app_key_pair()
     remote = tmp_path / "git" / REPO
     remote = remote.with_name("demo.git")
     remote.parent.mkdir(parents=True)
@@ -125,3 +126,9 @@ def harness(tmp_path: Path, app_key: tuple[str, str]) -> Iterator[Harness]:
         app = App(load_settings(dict(env), scrub=False))
         yield Harness(app, fake, project, env)
     shutil.rmtree(tmp_path / "data", ignore_errors=True)
+
+
+@pytest.fixture
+def harness(tmp_path: Path, app_key: tuple[str, str]) -> Iterator[Harness]:
+    with harness_for(tmp_path, build_workspace(tmp_path / "work"), app_key) as made:
+        yield made

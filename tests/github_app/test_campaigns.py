@@ -250,3 +250,69 @@ def test_the_token_never_reaches_a_candidate_or_a_text_sent_to_github(harness: H
         for recorded in harness.fake.requests:
             assert token.encode() not in recorded.body
     assert harness.fake.pulls_from(REPO, BRANCH)  # delivered: git pushes carried the token, in memory
+
+
+GENERATOR = """\
+import json, os, subprocess
+feedback = json.load(open(os.environ["PROCTOR_FEEDBACK"]))
+iteration = int(os.environ["PROCTOR_ITERATION"])
+with open("solution/predict.py", "w") as handle:
+    handle.write(f"print({0.5 + 0.1 * iteration:.1f})\\n")
+with open("generator-env.txt", "w") as handle:
+    handle.write(" ".join(f"{k}={v}" for k, v in os.environ.items()))
+    handle.write(f" FEEDBACK-CANDIDATES={len(feedback['candidates'])}")
+subprocess.run(["git", "add", "--all"], check=True)
+subprocess.run(["git", "commit", "--quiet", "-m", f"generated {iteration}"], check=True)
+"""
+
+
+def test_a_generator_campaign_uses_the_head_as_parent_and_never_sees_a_token(tmp_path: Path) -> None:
+    import sys
+
+    from tests.core.campaign.conftest import CONFIG, build_workspace
+    from tests.github_app import conftest
+
+    config = CONFIG + f'generator = "{sys.executable} gen.py"\niterations = 2\n'
+    ws = build_workspace(tmp_path / "work", config=config)
+    ws.write("gen.py", GENERATOR)
+    ws.commit_all("the generator")
+    with conftest.harness_for(tmp_path, ws) as harness:
+        harness.project.ws.branch("feature", {"solution/predict.py": predict("0.5", before="# feature\n")})
+        harness.project.publish()
+        head = harness.project.sha("feature")
+        harness.pull_payload("opened", 5, "feature")
+        _command(harness, "/proctor campaign")
+        (run,) = _campaign_runs(harness, head)
+        assert run.conclusion == "success", run.output
+        (campaign,) = harness.app.store.campaigns(REPO, 5)
+        board = json.loads(campaign.result)
+        assert [c["score"] for c in board["candidates"]] == [0.6, 0.7]
+        mirror = next((harness.app.settings.data_dir / "repos").glob("*.git"))
+        tokens = list(harness.fake.tokens)
+        for candidate in board["candidates"]:
+            env = git(mirror, "show", f"{candidate['commit']}:generator-env.txt")
+            assert "PROCTOR_FEEDBACK=" in env and "PATH=" in env
+            assert all(token not in env for token in tokens)
+        assert "FEEDBACK-CANDIDATES=1" in git(
+            mirror, "show", f"{board['candidates'][1]['commit']}:generator-env.txt"
+        )
+        delivered = harness.fake.branch_sha(REPO, BRANCH)
+        assert delivered is not None
+        remote = harness.project.remote
+        assert git(remote, "rev-parse", f"{delivered}^").strip() == head  # on the PR head
+        winner = board["winner"]["commit"]
+        assert git(mirror, "rev-parse", f"{winner}^{{tree}}") == git(
+            remote, "rev-parse", f"{delivered}^{{tree}}"
+        )
+        (pull,) = harness.fake.pulls_from(REPO, BRANCH)
+        assert pull["base"]["ref"] == "feature"
+
+
+def test_the_pr_check_and_the_campaign_share_the_one_comment(harness: Harness) -> None:
+    _feature(harness)
+    _command(harness, "/proctor campaign")
+    harness.deliver("pull_request", harness.pull_payload("opened", 5, "feature"))
+    harness.work()
+    body = _comment(harness)
+    assert "### Proctor: " in body and "### Proctor campaign" in body  # the check did not wipe the campaign
+    assert body.index("### Proctor: ") < body.index("### Proctor campaign")
