@@ -3,7 +3,7 @@
 Both entry points reduce a baseline/candidate pair to the same description, a `TreeView` (`context`):
 a map of changed paths (old and new type, executable bit, whether the bytes differ) plus readers for either
 side. `guard_trees` builds it by walking two directories (`tree_view`); `guard_refs` from git objects
-(`git_view`), opening only subtrees whose ids differ. `_judge` is one loop over the integrity checks of
+(`git_view`), opening only subtrees whose ids differ. `judge_view` is one loop over the integrity checks of
 `core/integrity/checks/` (the rule table), each a function of the same `GuardContext`, which is why the
 two entry points agree. IN009 is decided after a run, from a snapshot taken at launch (`rehash_findings`).
 """
@@ -50,7 +50,7 @@ class GuardReport:
         }
 
 
-def _judge(
+def judge_view(
     view: TreeView, config: GuardConfig, command: str, modules: ModuleProvider = INSTALLED
 ) -> list[Finding]:
     """Every guard check over one context; rejections first, then by code, path and detail."""
@@ -62,7 +62,7 @@ def _judge(
 
 
 def _report(view: TreeView, config: GuardConfig, command: str | None) -> GuardReport:
-    findings = _judge(view, config, command or config.command)
+    findings = judge_view(view, config, command or config.command)
     verdict: Verdict = "rejected" if any(f.severity == "reject" for f in findings) else "accepted"
     return GuardReport(verdict, view.evaluator_id(), tuple(findings))
 

@@ -14,7 +14,7 @@ from core.config import Config
 from core.integrity.checks import CHECK_MODULES, GUARD_CHECKS
 from core.integrity.context import Change, Entry
 from core.integrity.evaluator_command import analyse_command
-from core.integrity.guard import _judge
+from core.integrity.guard import judge_view
 from core.integrity.hooks import hook_findings
 from core.integrity.suite_diff import suite_diff
 from core.integrity.sys_path import build_model
@@ -96,7 +96,7 @@ BASELINE = {EVALUATE: (FILE, b"import json\nimport numpy\nprint('auc: 1')\n")}
 
 
 def _codes(view: FakeView, modules: FakeModules, command: str = f"python -m {SUITE}.evaluate") -> list[str]:
-    return [f.code for f in _judge(view, Config(), command, modules)]
+    return [f.code for f in judge_view(view, Config(), command, modules)]
 
 
 def test_every_rule_but_the_after_run_one_is_a_guard_check() -> None:
@@ -113,7 +113,7 @@ def test_a_module_shadows_what_the_provider_says_is_installed() -> None:
 def test_a_module_reached_only_through_the_import_closure_is_asked_for_once() -> None:
     view = FakeView(BASELINE, {**BASELINE, "decimal.py": (FILE, b"x = 1\n")})
     modules = FakeModules(stdlib_names=frozenset({"json", "decimal"}), closure=frozenset({"decimal"}))
-    findings = _judge(view, Config(), f"python -m {SUITE}.evaluate", modules)
+    findings = judge_view(view, Config(), f"python -m {SUITE}.evaluate", modules)
     assert [(f.code, f.path) for f in findings] == [("IN007", "decimal.py")]
     assert "standard-library module `decimal`" in findings[0].detail
     assert modules.asked == [frozenset({"json", "numpy"})]  # the suite's imports, not the candidate's
