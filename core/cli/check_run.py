@@ -16,6 +16,7 @@ from core.errors import UsageError
 
 if TYPE_CHECKING:
     from core.check import CheckResult
+    from core.rules.base import RuleInfo
 
 CHECK_FORMATS = ("text", "json", "sarif", "github")
 CHECK_HELP = (
@@ -24,10 +25,12 @@ CHECK_HELP = (
 
 
 def _codes(value: str | None, option: str) -> list[str]:
+    codes = [part.strip().upper() for part in (value or "").split(",") if part.strip()]
+    if not codes:
+        return codes
     from core.rules.base import DocumentKind
     from core.rules.registry import RULES
 
-    codes = [part.strip().upper() for part in (value or "").split(",") if part.strip()]
     for code in codes:
         matches = [info for known, info in RULES.items() if known.startswith(code)]
         if not matches:
@@ -93,7 +96,6 @@ def run_check(
 
     from core.check import check_targets, with_path_prefix
     from core.report.check_render import render
-    from core.rules.registry import RULES
 
     cwd = Path.cwd()
     results = check_targets(list(paths), selected, ignored, fix=fix, unsafe_fixes=unsafe_fixes, cwd=cwd)
@@ -114,7 +116,7 @@ def run_check(
         render(
             output,
             diagnostics,
-            rules=list(RULES.values()),
+            rules=_sarif_rules() if output == "sarif" else [],
             files=files,
             fixed=fixed,
             unsafe_fixes=unsafe_fixes,
@@ -127,6 +129,14 @@ def run_check(
         if result.config_error is not None:
             raise result.config_error  # one line and exit 2 (core.cli.main); the CF001 findings are above
     return 1 if any(result.has_errors for result in results) else 0
+
+
+def _sarif_rules() -> list[RuleInfo]:
+    """Every rule, for SARIF's tool.driver.rules (the other formats need no table: the integrity rules'
+    modules are not imported for them)."""
+    from core.rules.registry import RULES
+
+    return list(RULES.values())
 
 
 def _report_refused(result: CheckResult, prefix: str) -> None:
