@@ -1,5 +1,6 @@
 """What keeps `proctor check` fast (SPEC §11) without changing what it finds: pydantic is imported only when the
-workspace has a config file to validate, and the defaults used without one are `Config()`'s.
+workspace has a config file to validate, the defaults used without one are `Config()`'s, and the integrity rules'
+modules (the guard's) load only when the whole rule table is needed.
 
 These check imports and findings, not timings (timings are bench/check_speed.py's).
 """
@@ -21,7 +22,8 @@ PROBE = """
 import json, sys
 from core.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "pydantic": "pydantic" in sys.modules, "typer": "typer" in sys.modules}))
+print(json.dumps({"code": code, "pydantic": "pydantic" in sys.modules, "typer": "typer" in sys.modules,
+                  "integrity_rules": "core.integrity.checks" in sys.modules}))
 """
 EVALUATOR = """import sys
 print("auc: 0.5")
@@ -53,7 +55,7 @@ def workspace(tmp_path: Path) -> Path:
 
 def test_check_without_a_config_file_imports_neither_pydantic_nor_typer(workspace: Path) -> None:
     status, diagnostics = _check(workspace)
-    assert status == {"code": 1, "pydantic": False, "typer": False}
+    assert status == {"code": 1, "pydantic": False, "typer": False, "integrity_rules": False}
     assert {"EV005", "EV007"} <= {d["code"] for d in diagnostics}
 
 
