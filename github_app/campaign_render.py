@@ -121,16 +121,16 @@ def section(check_title: str, body: str) -> str:
 
 
 def delivery_title(result: CampaignResult, row: ScoredRow, number: int) -> str:
+    """The delivery PR's title; `#<number>` links the PR on purpose, the candidate's ref is neutralised."""
     gain = fmt_delta(row.delta, row.stderr).lstrip("+")
-    return hygiene.plain(
-        text.DELIVERY_TITLE.format(
-            metric=_metric(result),
-            score=fmt_score(row.record.score),
-            gain=gain,
-            number=number,
-            ref=row.record.ref,
-        )
+    title = text.DELIVERY_TITLE.format(
+        metric=_metric(result),
+        score=fmt_score(row.record.score),
+        gain=gain,
+        number=number,
+        ref=hygiene.plain(row.record.ref, 120),
     )
+    return hygiene.cut(title, hygiene.TITLE_LIMIT)
 
 
 def delivery_body(result: CampaignResult, row: ScoredRow, number: int, link: str) -> str:

@@ -87,12 +87,15 @@ def test_campaign_reports_progress_and_scoreboard_and_delivers_the_winner(harnes
     (pull,) = harness.fake.pulls_from(REPO, BRANCH)
     assert pull["state"] == "open" and pull["base"]["ref"] == "feature" and pull["head"]["sha"] == better
     assert "1 rejected" in pull["body"] and "Evaluator `" in pull["body"] and "0.8000" in pull["body"]
+    assert pull["title"] == "Proctor: score 0.8000 (+0.3000 ± 0.0000 vs #5) from candidate/better"
 
     (campaign,) = harness.app.store.campaigns(REPO, 5)
     report = Path(campaign.report_path)
     assert campaign.status == "completed" and report.is_file()
     assert "<svg" in report.read_text() and "candidate/better" in report.read_text()
     assert json.loads(campaign.result)["winner"]["commit"] == better
+    served = harness.client.get(f"/campaigns/{campaign.campaign_id}")  # the dashboard serves the report
+    assert served.status_code == 200 and "candidate/better" in served.text
     assert not harness.fake.violations
 
 
