@@ -226,13 +226,17 @@ def init_worker(parent_pid: int) -> None:
 
 
 def _terminate_children(_signum: int, _frame: FrameType | None) -> None:
-    me = os.getpid()
-    for pid in _child_pids(me):
+    kill_children()
+    os._exit(1)
+
+
+def kill_children() -> None:
+    """SIGKILL this process's children and their process groups (a running evaluator and what it started)."""
+    for pid in _child_pids(os.getpid()):
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-    os._exit(1)
 
 
 def _child_pids(parent: int) -> list[int]:

@@ -69,8 +69,7 @@ def measure_on_queue(
     finally:
         with contextlib.suppress(Exception):  # the queue may be what failed; the workers' leases expire
             for key in set(by_key) - finished:
-                queue.cancel(key)
-                queue.forget(key)
+                queue.withdraw(key)  # their workers stop; `--resume` queues them again
 
 
 @contextlib.contextmanager

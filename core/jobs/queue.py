@@ -132,11 +132,19 @@ class JobQueue:
         if supersedes is not None and supersedes != key:
             self.cancel(supersedes)
         if self.put(key, "spec", pickle.dumps((kind, payload)), once=True):
+            self.drop(key, "cancel")  # a cancel belongs to the spec it cancelled (see `withdraw`)
             self.task(key, 1)
         return key
 
+    def withdraw(self, key: str) -> None:
+        """Cancel, and let a later `enqueue` of the same key queue it afresh (an interrupted owner that will
+        resume); a result that arrives meanwhile is kept for it."""
+        self.cancel(key)
+        self.drop(key, "spec")
+
     def cancel(self, key: str) -> None:
-        """A queued job will not run; a running one runs on, but its owner sees it `cancelled`."""
+        """A queued job will not run; a running one's processes are killed at its worker's next heartbeat
+        (the job function itself returns when they are gone); either way its owner sees it `cancelled`."""
         self.put(key, "cancel", b"1")
 
     def status(self, key: str) -> JobStatus:

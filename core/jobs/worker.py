@@ -41,6 +41,7 @@ class _Heartbeat:
     def __init__(self, queue: JobQueue, key: str, attempt: int, interval_s: float) -> None:
         self.queue, self.key, self.attempt, self.interval_s = queue, key, attempt, interval_s
         self.stop = threading.Event()
+        self.cancelled = False
         self.thread = threading.Thread(target=self._beat, name=f"lease {key}", daemon=True)
 
     def _beat(self) -> None:
@@ -49,10 +50,20 @@ class _Heartbeat:
             beat += 1
             try:
                 self.queue.put(self.key, "lease", pickle.dumps((worker_id(), beat, self.attempt)))
+                if self.queue.get(self.key, "cancel") is not None:
+                    self._cancel()
             except Exception:  # the queue is briefly away: the owner re-queues only after a whole lease
                 log.warning("could not renew the lease of job %s", self.key)
             if self.stop.wait(self.interval_s):
                 return
+
+    def _cancel(self) -> None:
+        """Cancelled while it runs: stop the processes it started (an evaluator), so the worker is free."""
+        from core.campaign.worker import kill_children
+
+        log.info("job %s was cancelled: stopping what it runs", self.key)
+        self.cancelled = True
+        kill_children()
 
     def __enter__(self) -> _Heartbeat:
         self.queue.put(self.key, "lease", pickle.dumps((worker_id(), 0, self.attempt)))
@@ -74,11 +85,14 @@ def run_job(queue: JobQueue, key: str, attempt: int, heartbeat_s: float) -> str:
     if spec is None:
         return "forgotten"
     kind, payload = pickle.loads(spec)
-    with _Heartbeat(queue, key, attempt, heartbeat_s):
+    with _Heartbeat(queue, key, attempt, heartbeat_s) as heartbeat:
         try:
             value = resolve_kind(kind)(payload)
         except Exception as exc:  # the job's failure, reported to its owner; the worker goes on
             value = JobFailure(f"{type(exc).__name__}: {exc}")
+    if heartbeat.cancelled or queue.get(key, "cancel") is not None:
+        queue.drop(key, "lease")
+        return "cancelled while it ran"  # what it returned is the cancellation's doing, not a result
     kept = queue.put(key, "result", pickle.dumps(value), once=True)
     queue.drop(key, "lease")  # after the result: a lease without one means "running, or its worker died"
     return "done" if kept else "done (another worker's result was first)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -22,3 +23,10 @@ def slow(payload: dict[str, Any]) -> int:
         handle.write(f"{os.getpid()}\n")
     time.sleep(float(payload["seconds"]))
     return os.getpid()
+
+
+def child(payload: dict[str, Any]) -> int:
+    """Log a start line, then wait for a child process that sleeps `payload["seconds"]`; its exit code."""
+    with open(Path(payload["log"]), "a", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()}\n")
+    return subprocess.run(["sleep", str(payload["seconds"])], check=False).returncode

@@ -219,3 +219,27 @@ def test_workers_on_the_embedded_sqlite_queue_give_the_embedded_scoreboard(tmp_p
     with workers(url, 2):
         run_campaign(queued, candidates=spec, campaign_id="c4", queue=url)
     assert comparable(scoreboard(queued, "c4")) == comparable(scoreboard(embedded, "c4"))
+
+
+def test_ctrl_c_withdraws_the_queued_jobs_and_resume_measures_them_afresh(
+    redis_url: str, tmp_path: Path
+) -> None:
+    embedded, queued, logs = tmp_path / "embedded", tmp_path / "queued", tmp_path / "logs"
+    logs.mkdir()
+    spec = _candidates(embedded, 1.0)
+    _candidates(queued, 1.0)
+    run_campaign(embedded, candidates=spec, campaign_id="c5")
+    argv = [sys.executable, "-m", "core", "campaign", "--repo", str(queued), "--campaign-id", "c5", *spec]
+    with workers(redis_url, 2, logs=logs):
+        owner = subprocess.Popen(
+            [*argv, "--queue", redis_url], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 120
+        while _records_in_checkpoint(queued, "c5") < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        owner.send_signal(signal.SIGINT)
+        assert owner.wait(timeout=60) != 0
+        assert _records_in_checkpoint(queued, "c5") < 5  # interrupted with work outstanding
+        run_campaign(queued, resume=True, campaign_id="c5", queue=redis_url)
+    board = scoreboard(queued, "c5")
+    assert comparable(board) == comparable(scoreboard(embedded, "c5"))  # nothing recorded as "cancelled"

@@ -49,16 +49,21 @@ def test_cancel_and_supersede_keep_a_queued_job_from_running(tmp_path: Path) -> 
     assert queue.status("pr-1@bbb").state == "unknown"
 
 
-def test_a_job_cancelled_while_it_runs_is_reported_cancelled(redis_url: str, tmp_path: Path) -> None:
+def test_a_job_cancelled_while_it_runs_is_stopped_and_reported_cancelled(
+    redis_url: str, tmp_path: Path
+) -> None:
     log = tmp_path / "starts.log"
     queue = JobQueue(redis_url)
     with workers(redis_url, 1):
-        queue.enqueue(f"{KINDS}:slow", {"log": str(log), "seconds": 1.0}, "pr-2@aaa")
+        queue.enqueue(f"{KINDS}:child", {"log": str(log), "seconds": 60}, "pr-2@aaa")
         _started(log, 1)
         assert queue.status("pr-2@aaa").state == "running"
+        started = time.monotonic()
         queue.enqueue(f"{KINDS}:echo", "newer", "pr-2@bbb", supersedes="pr-2@aaa")
         outcomes = {o.key: (o.state, o.value) for o in queue.wait(["pr-2@aaa", "pr-2@bbb"])}
+        assert time.monotonic() - started < 30  # the 60 s child was killed: the worker got to the newer job
     assert outcomes == {"pr-2@aaa": ("cancelled", None), "pr-2@bbb": ("done", "newer")}
+    assert queue.result("pr-2@aaa") is None  # what it returned once its child was killed is no result
 
 
 def test_a_job_that_raises_reports_the_error_to_its_owner(tmp_path: Path) -> None:
