@@ -42,7 +42,9 @@ from core.rules.evaluator import (
     writes_suite_source,
 )
 from core.rules.evaluator.analysis import cutter
-from core.rules.evaluator.context import ChunkResult, ChunkView, EvaluatorContext, clear_previous
+from core.rules.evaluator.analysis.chunk_results import ChunkResult, clear_previous
+from core.rules.evaluator.context import EvaluatorContext
+from core.rules.evaluator.views import ChunkView, run_chunk_passes
 
 __all__ = ["PER_CHUNK", "RULE_INFOS", "RULE_MODULES", "clear_caches", "lint", "lint_reference"]
 
@@ -132,7 +134,7 @@ def _run(context: EvaluatorContext) -> list[Diagnostic]:
         None if settings.workspace is None else str(settings.workspace),
         settings.exists is None,
     )
-    results = context.run_chunk_passes(key, _chunk_pass)
+    results = run_chunk_passes(context, key, _chunk_pass)
     # Most chunks have nothing to report: look only at those that do, each moved to its line once.
     reporting = [
         result.placed_diagnostics(placed.line)

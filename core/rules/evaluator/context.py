@@ -1,14 +1,16 @@
-"""The per-document analysis every evaluator rule shares, assembled from cached chunks (`chunks.py`).
+"""The per-document analysis every evaluator rule shares, assembled from cached chunks (`analysis/`).
 
 It holds the module, import-alias resolution (`np.random.rand` -> `numpy.random.rand`), parent links,
-module constants and exact positions: `ast` reports UTF-8 byte columns, diagnostics use code points.
+module constants and exact positions: `ast` reports UTF-8 byte columns, diagnostics use code points. This is
+the API the rules call; the pieces live in `analysis/` (chunks, the cutter and its cache, scopes, the merged
+document tables, recorded lookups, per-chunk results) and the recording views in `views.py`.
 
 A document is a list of placed chunks whose positions are relative to the chunk; `start_of` finds a node's
 chunk and adds the chunk's line. The whole-file facts (aliases, bound names, assignments, functions...)
 are merged from the chunks' own indexes on every lint, which is cheap. Rules that look at one node at a
-time run per chunk on a `ChunkView`: the view sees the chunk's own nodes, with positions relative to the
-chunk, and reaches whole-file facts only through lookups it records, so its results can be reused for an
-unchanged chunk as long as every recorded lookup still gives the same answer.
+time run per chunk on a `views.ChunkView`, which reaches whole-file facts only through lookups it records
+(`answer`), so its results can be reused for an unchanged chunk while every recorded lookup still gives the
+same answer.
 """
 
 from __future__ import annotations
@@ -16,23 +18,27 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import PurePosixPath
 from types import ModuleType
-from typing import Protocol, TypeVar, overload
+from typing import TypeVar
 
 from core.diagnostics import Diagnostic, Fix, Position, Range, TextEdit, byte_col_to_char
-from core.errors import ForeignNodeError
 from core.lines import LINE_BREAK, split_lines
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.analysis.ast_utils import children
+from core.rules.evaluator.analysis.ast_utils import (
+    children,
+    has_star_kwargs,
+    int_constant,
+    keyword,
+    walk,
+    walk_no_nested,
+)
+from core.rules.evaluator.analysis.chunk_results import ChunkResult
 from core.rules.evaluator.analysis.chunks import MODULE_SCOPE_KINDS, Chunk, Placed
 from core.rules.evaluator.analysis.cutter import OWNER
+from core.rules.evaluator.analysis.document import DocumentLines, Kids, Merged, Parents
 from core.rules.evaluator.analysis.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 
 __all__ = [
@@ -41,8 +47,6 @@ __all__ = [
     "LINE_BREAK",
     "Binding",
     "ChunkResult",
-    "ChunkView",
-    "DocumentView",
     "EvaluatorContext",
     "children",
     "has_star_kwargs",
@@ -68,220 +72,6 @@ _FACTS: dict[str, Callable[[EvaluatorContext, str], object]] = {}
 
 def register_fact(name: str, compute: Callable[[EvaluatorContext, str], object]) -> None:
     _FACTS[name] = compute
-
-
-@dataclass
-class ChunkResult:
-    """What the per-chunk rules found in one chunk, and the whole-file lookups that result depends on."""
-
-    reads: dict[tuple[str, str], object]
-    diagnostics: dict[str, list[Diagnostic]]  # by rule code, positions relative to the chunk
-    facts: dict[str, list[object]]  # per-chunk inputs of whole-file rules (writes, random calls...)
-    calls_by_name: dict[str, list[tuple[int, ast.Call]]] = field(default_factory=dict)
-    # Which kinds of lookup `reads` holds ("fact:"/"all:" for any of those), and whether any rule found
-    # something: both let a lint skip this result without looking inside.
-    kinds: frozenset[str] = field(init=False, repr=False, compare=False)
-    has_diagnostics: bool = field(init=False, repr=False, compare=False)
-    shifted: tuple[int, dict[str, list[Diagnostic]]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
-
-    # The lookups as the dirty set of an edit names them: a key "name\x00asker" is about `name`.
-    match_keys: AbstractSet[tuple[str, str]] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.kinds = frozenset(_kind_class(kind) for kind, _ in self.reads)
-        self.has_diagnostics = any(self.diagnostics.values())
-        if any("\x00" in key for _, key in self.reads):
-            self.match_keys = frozenset((kind, key.split("\x00", 1)[0]) for kind, key in self.reads)
-        else:
-            self.match_keys = self.reads.keys()
-
-    def placed_diagnostics(self, line: int) -> dict[str, list[Diagnostic]]:
-        """The diagnostics by code, moved to the chunk's document line (kept for the next lint)."""
-        if not line:
-            return self.diagnostics
-        shifted = self.shifted
-        if shifted is None or shifted[0] != line:
-            moved = {
-                code: [shift_diagnostic(d, line) for d in found] for code, found in self.diagnostics.items()
-            }
-            shifted = self.shifted = (line, moved)
-        return shifted[1]
-
-
-def _kind_class(kind: str) -> str:
-    if kind.startswith("fact:"):
-        return "fact:"
-    if kind.startswith("all:"):
-        return "all:"
-    return kind
-
-
-# Lookups whose answer is re-checked on every lint: the file system, and facts computed from other facts.
-ALWAYS_CHECKED = frozenset({"exists", "fact:"})
-# Lookups about the document as a whole: any added or removed chunk may change their answer.
-WIDE_KINDS = frozenset({"module", "flow_body", "all:"})
-
-
-@dataclass
-class _Previous:
-    """The last lint of a document under one set of settings: its chunks, in order, with results valid then."""
-
-    order: list[int]
-    results: dict[int, tuple[Chunk, ChunkResult]]  # the chunk is held so that its id stays its own
-
-
-_PREVIOUS: OrderedDict[object, _Previous] = OrderedDict()
-_PREVIOUS_LOCK = threading.Lock()
-MAX_PREVIOUS = 32
-
-
-def clear_previous() -> None:
-    with _PREVIOUS_LOCK:
-        _PREVIOUS.clear()
-
-
-class DocumentLines(Sequence[str]):
-    """The document's lines read from its chunks' own lines: splitting the whole text again on every lint
-    would cost more than the rest of an incremental lint's bookkeeping."""
-
-    def __init__(self, placed: Sequence[Placed]) -> None:
-        self._starts = [p.line for p in placed]
-        self._chunks = [p.chunk for p in placed]
-        last = placed[-1]
-        self._len = last.line + len(last.chunk.lines)
-
-    def __len__(self) -> int:
-        return self._len
-
-    def _line(self, index: int) -> str:
-        if index < 0:
-            index += self._len
-        if not 0 <= index < self._len:
-            raise IndexError(index)
-        at = bisect.bisect_right(self._starts, index) - 1
-        return self._chunks[at].lines[index - self._starts[at]]
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self._line(i) for i in range(*index.indices(self._len))]
-        return self._line(index)
-
-    def __iter__(self) -> Iterator[str]:
-        for i in range(self._len):
-            yield self._line(i)
-
-
-class _Merged(Mapping[str, Sequence[V]]):
-    """name -> every chunk's entries for that name, in document order (built per name on first use)."""
-
-    def __init__(self, parts: Sequence[Mapping[str, Sequence[V]]]) -> None:
-        self._parts = parts
-        self._memo: dict[str, Sequence[V] | None] = {}
-
-    def _lookup(self, key: str) -> Sequence[V] | None:
-        if key in self._memo:
-            return self._memo[key]
-        found: list[V] = []
-        hits = 0
-        single: Sequence[V] | None = None
-        for part in self._parts:
-            values = part.get(key)
-            if values is not None:
-                hits += 1
-                single = values
-                found.extend(values)
-        result: Sequence[V] | None = None if not hits else (single if hits == 1 else found)
-        self._memo[key] = result
-        return result
-
-    def __getitem__(self, key: str) -> Sequence[V]:
-        found = self._lookup(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
-    def get(self, key: str, default: Sequence[V] | None = None) -> Sequence[V] | None:  # type: ignore[override]
-        found = self._lookup(key)
-        return default if found is None else found
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._lookup(key) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        seen: dict[str, None] = {}
-        for part in self._parts:
-            seen.update(dict.fromkeys(part))
-        return iter(seen)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
-class _Parents(Mapping[ast.AST, ast.AST]):
-    """Parent links across chunks: a top-level statement's parent is the document's module."""
-
-    def __init__(self, ctx: EvaluatorContext) -> None:
-        self._ctx = ctx
-
-    def get(self, node: ast.AST, default: ast.AST | None = None) -> ast.AST | None:  # type: ignore[override]
-        chunk = self._ctx.chunk_of(node)
-        if chunk is None:
-            return default
-        parent = chunk.parents.get(node)
-        if parent is not None:
-            return parent
-        if id(node) in chunk.top_level:
-            return self._ctx.tree
-        return default
-
-    def __getitem__(self, node: ast.AST) -> ast.AST:
-        parent = self.get(node)
-        if parent is None:
-            raise KeyError(node)
-        return parent
-
-    def __iter__(self) -> Iterator[ast.AST]:
-        for placed in self._ctx.placed:
-            yield from placed.chunk.parents
-            yield from placed.chunk.body
-
-    def __len__(self) -> int:
-        return sum(len(p.chunk.parents) + len(p.chunk.body) for p in self._ctx.placed)
-
-
-class _Kids(Mapping[int, list[ast.AST]]):
-    def __init__(self, ctx: EvaluatorContext) -> None:
-        self._ctx = ctx
-
-    def get(self, key: int, default: list[ast.AST] | None = None) -> list[ast.AST] | None:  # type: ignore[override]
-        chunk = OWNER.get(key)
-        if chunk is None or id(chunk) not in self._ctx.offsets:
-            for placed in self._ctx.placed:
-                if key in placed.chunk.ids:
-                    return placed.chunk.kids.get(key, default)
-            return default
-        return chunk.kids.get(key, default)
-
-    def __getitem__(self, key: int) -> list[ast.AST]:
-        kids = self.get(key)
-        if kids is None:
-            raise KeyError(key)
-        return kids
-
-    def __iter__(self) -> Iterator[int]:
-        for placed in self._ctx.placed:
-            yield from placed.chunk.kids
-
-    def __len__(self) -> int:
-        return sum(len(p.chunk.kids) for p in self._ctx.placed)
 
 
 class EvaluatorContext:
@@ -323,8 +113,8 @@ class EvaluatorContext:
 
     def _merge(self) -> None:
         chunks = [p.chunk for p in self.placed]
-        self.parents: Mapping[ast.AST, ast.AST] = _Parents(self)
-        self.kids: Mapping[int, list[ast.AST]] = _Kids(self)
+        self.parents: Mapping[ast.AST, ast.AST] = Parents(self)
+        self.kids: Mapping[int, list[ast.AST]] = Kids(self)
         bound: set[str] = set()
         assigned: dict[str, list[ast.expr]] = {}
         copied: set[str] = set()  # names whose list is ours (several chunks assign them), not a chunk's
@@ -362,14 +152,14 @@ class EvaluatorContext:
         self.methods: Mapping[str, Sequence[FunctionNode]] = methods
         self.aliases: Mapping[str, str] = aliases
         self.top_aliases: Mapping[str, str] = top_aliases
-        self.name_loads: Mapping[str, Sequence[ast.Name]] = _Merged([c.name_loads for c in chunks])
-        self.attribute_loads: Mapping[str, Sequence[ast.Attribute]] = _Merged(
+        self.name_loads: Mapping[str, Sequence[ast.Name]] = Merged([c.name_loads for c in chunks])
+        self.attribute_loads: Mapping[str, Sequence[ast.Attribute]] = Merged(
             [c.attribute_loads for c in chunks]
         )
-        self._strings_by_value: Mapping[str, Sequence[ast.Constant]] = _Merged(
+        self._strings_by_value: Mapping[str, Sequence[ast.Constant]] = Merged(
             [c.strings_by_value for c in chunks]
         )
-        self._key_adders: Mapping[str, Sequence[ast.AST]] = _Merged([c.key_adders for c in chunks])
+        self._key_adders: Mapping[str, Sequence[ast.AST]] = Merged([c.key_adders for c in chunks])
 
     @cached_property
     def calls(self) -> list[ast.Call]:
@@ -821,79 +611,6 @@ class EvaluatorContext:
         parent = PurePosixPath(self.relpath).parent.as_posix()
         return "" if parent == "." else parent
 
-    # -- per-chunk passes ----------------------------------------------------------------------------------
-
-    def run_chunk_passes(self, key: object, run: Callable[[ChunkView], ChunkResult]) -> list[ChunkResult]:
-        """Each chunk's result for these lint settings: reused when its recorded lookups still hold.
-
-        Against the last lint of this document (same `key`), only lookups that the added and removed
-        chunks take part in can have changed answer, so a chunk kept from that lint whose lookups avoid
-        them keeps its result without asking anything again; the others are checked one lookup at a time.
-        """
-        with _PREVIOUS_LOCK:
-            previous = _PREVIOUS.get(key)
-        dirty, dirty_kinds = self._changes_since(previous)
-        kept = previous.results if previous is not None and dirty is not None else {}
-        results: list[ChunkResult] = []
-        for placed in self.placed:
-            chunk = placed.chunk
-            entry = kept.get(id(chunk))
-            cached: ChunkResult | None = None
-            if entry is not None:
-                last = entry[1]
-                if (
-                    dirty is not None
-                    and last.kinds.isdisjoint(dirty_kinds)
-                    and last.match_keys.isdisjoint(dirty)
-                ) or self.still_valid(last):
-                    cached = last
-            if cached is None:
-                found = chunk.results.get(key)
-                if isinstance(found, ChunkResult) and self.still_valid(found):
-                    cached = found
-                else:
-                    cached = run(ChunkView(self, chunk))
-                    if len(chunk.results) >= 4:
-                        chunk.results.clear()
-                    chunk.results[key] = cached
-            results.append(cached)
-        self.chunk_results = results
-        state = _Previous(
-            [id(p.chunk) for p in self.placed],
-            {id(p.chunk): (p.chunk, r) for p, r in zip(self.placed, results, strict=True)},
-        )
-        with _PREVIOUS_LOCK:
-            _PREVIOUS[key] = state
-            _PREVIOUS.move_to_end(key)
-            while len(_PREVIOUS) > MAX_PREVIOUS:
-                _PREVIOUS.popitem(last=False)
-        return results
-
-    def _changes_since(
-        self, previous: _Previous | None
-    ) -> tuple[set[tuple[str, str]] | None, frozenset[str]]:
-        """The lookups (and kinds of lookup) whose answer may differ from `previous`'s document; None when
-        the two cannot be compared chunk by chunk (no previous lint, or chunks in another order)."""
-        if previous is None:
-            return None, frozenset()
-        before = previous.results
-        now = {id(p.chunk): p.chunk for p in self.placed}
-        if [i for i in previous.order if i in now] != [i for i in now if i in before]:
-            return None, frozenset()
-        changed = [c for i, c in now.items() if i not in before]
-        changed.extend(before[i][0] for i in previous.order if i not in now)
-        dirty: set[tuple[str, str]] = set()
-        kinds = set(ALWAYS_CHECKED)
-        if changed:
-            kinds |= WIDE_KINDS
-        for chunk in changed:
-            dirty |= chunk.contributed
-            if chunk.classes:
-                kinds.add("methods")  # methods come from whichever class wins its name
-            if chunk.fast_parameter:
-                kinds.add("fast_parameter")
-        return dirty, frozenset(kinds)
-
 
 def _tuple(values: Sequence[V] | None) -> tuple[V, ...] | None:
     return None if values is None else tuple(values)
@@ -919,254 +636,6 @@ _ANSWERS: dict[str, _Answer] = {
 }
 """How the document answers each kind of recorded lookup (`EvaluatorContext.answer`) for a key; the
 module-scope kinds, registered facts (`fact:NAME`) and whole tables (`all:ATTRIBUTE`) are answered there."""
-
-
-class _Reader(Protocol):
-    def read(self, kind: str, key: str) -> object: ...
-
-
-class _Recorded(Mapping[str, V]):
-    """A whole-file mapping as a chunk view sees it: every lookup is recorded with its answer."""
-
-    def __init__(self, view: _Reader, kind: str, attribute: str) -> None:
-        self._view = view
-        self._kind = kind
-        self._attribute = attribute
-
-    def __getitem__(self, key: str) -> V:
-        value = self._view.read(self._kind, key)
-        if value is None or value is False:
-            raise KeyError(key)
-        return value  # type: ignore[return-value]
-
-    def get(self, key: str, default: V | None = None) -> V | None:  # type: ignore[override]
-        value = self._view.read(self._kind, key)
-        if value is None or value is False:
-            return default
-        return value  # type: ignore[return-value]
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._view.read(self._kind, key) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        items = self._view.read("all:" + self._attribute, "")
-        assert isinstance(items, tuple)
-        return iter([k for k, _ in items])
-
-    def __len__(self) -> int:
-        items = self._view.read("all:" + self._attribute, "")
-        assert isinstance(items, tuple)
-        return len(items)
-
-
-class _RecordedNames(Container[str]):
-    def __init__(self, view: _Reader) -> None:
-        self._view = view
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._view.read("bound", key) is True
-
-
-class _ViewParents(Mapping[ast.AST, ast.AST]):
-    """Parents inside the chunk; the module and other chunks' nodes through the document (recorded)."""
-
-    def __init__(self, view: ChunkView) -> None:
-        self._view = view
-        self._chunk = view.chunk
-
-    def get(self, node: ast.AST, default: ast.AST | None = None) -> ast.AST | None:  # type: ignore[override]
-        parent = self._chunk.parents.get(node)
-        if parent is not None:
-            return parent
-        root = self._view.root
-        found = root.parents.get(node)
-        if found is root.tree:
-            self._view.read("module", "")
-        return found if found is not None else default
-
-    def __getitem__(self, node: ast.AST) -> ast.AST:
-        parent = self.get(node)
-        if parent is None:
-            raise KeyError(node)
-        return parent
-
-    def __iter__(self) -> Iterator[ast.AST]:
-        return iter(self._chunk.parents)
-
-    def __len__(self) -> int:
-        return len(self._chunk.parents)
-
-
-def _record_whole_file_lookups(view: ChunkView | DocumentView) -> None:
-    """Whole-file tables a view reads through recorded lookups, so a cached result knows what it depended on."""
-    view.bound_names = _RecordedNames(view)
-    view.assigned = _Recorded(view, "assigned", "assigned")
-    view.functions = _Recorded(view, "function", "functions")
-    view.classes = _Recorded(view, "class", "classes")
-    view.methods = _Recorded(view, "methods", "methods")
-    view.aliases = _Recorded(view, "alias", "aliases")
-    view.top_aliases = _Recorded(view, "top_alias", "top_aliases")
-    view.name_loads = _Recorded(view, "name_loads", "name_loads")
-    view.attribute_loads = _Recorded(view, "attribute_loads", "attribute_loads")
-
-
-class ChunkView(EvaluatorContext):
-    """One chunk as the per-chunk rules see it (see module docstring)."""
-
-    def __init__(self, root: EvaluatorContext, chunk: Chunk) -> None:
-        self.root = root
-        self.chunk = chunk
-        self.relpath = root.relpath
-        self.text = root.text
-        self.kind = root.kind
-        self.lint = root.lint
-        self.placed = [Placed(chunk, 0)]
-        self.offsets = {id(chunk): 0}
-        self.tree = root.tree
-        self.suite = root.suite
-        self.data_dir = root.data_dir
-        self._qualnames = {}
-        self.memo = {}
-        self.chunk_results = None
-        self._answers = {}
-        self.reads: dict[tuple[str, str], object] = {}
-        self.parents = _ViewParents(self)
-        self.kids = chunk.kids
-        _record_whole_file_lookups(self)
-        if root.lint.workspace is not None or root.lint.exists is not None:
-            self.lint = LintContext(
-                config=root.lint.config,
-                workspace=root.lint.workspace,
-                read_file=root.lint.read_file,
-                exists=self._exists,
-            )
-        # The chunk's own node lists (cached properties on the document context).
-        self.__dict__["calls"] = chunk.calls
-        self.__dict__["nodes"] = chunk.nodes
-        self.__dict__["imports"] = chunk.imports
-        self.__dict__["handlers"] = chunk.handlers
-        self.__dict__["strings"] = chunk.strings
-        self.__dict__["lines"] = chunk.lines
-
-    def read(self, kind: str, key: str) -> object:
-        value = self.root.answer(kind, key)
-        self.reads[(kind, key)] = value
-        return value
-
-    def _exists(self, relpath: str) -> bool:
-        return self.read("exists", relpath) is True
-
-    def string_nodes(self, value: str) -> Sequence[ast.Constant]:
-        found = self.read("strings", value)
-        assert isinstance(found, tuple)
-        return found
-
-    def key_adders(self, name: str) -> Sequence[ast.AST]:
-        found = self.read("key_adders", name)
-        assert isinstance(found, tuple)
-        return found
-
-    def has_fast_parameter(self) -> bool:
-        return self.read("fast_parameter", "") is True
-
-    def fact(self, name: str, key: str) -> object:
-        return self.read("fact:" + name, key)
-
-    def enclosing(self, node: ast.AST, *types: type[ast.AST]) -> ast.AST | None:
-        """As for the document, but a walk that stays inside the chunk records nothing: only a walk that
-        can stop at the module (the parent of every top-level statement) depends on the module's body."""
-        if id(node) not in self.chunk.ids or any(issubclass(ast.Module, t) for t in types):
-            return super().enclosing(node, *types)
-        parents = self.chunk.parents
-        current = parents.get(node)
-        while current is not None and not isinstance(current, types):
-            current = parents.get(current)
-        return current
-
-    def import_insert_line(self, before: ast.AST | None = None) -> int:
-        raise ForeignNodeError("per-chunk rules cannot place whole-file edits")
-
-    def chunk_of(self, node: ast.AST) -> Chunk | None:
-        if id(node) in self.chunk.ids:
-            return self.chunk
-        return self.root.chunk_of(node)
-
-    def start_of(self, node: ast.AST) -> Position:
-        if id(node) not in self.chunk.ids:
-            raise ForeignNodeError(f"{type(node).__name__} is not in this chunk")
-        line, character = self.chunk.start(node)
-        return Position(line, character)
-
-    def end_of(self, node: ast.AST) -> Position:
-        if id(node) not in self.chunk.ids:
-            raise ForeignNodeError(f"{type(node).__name__} is not in this chunk")
-        line, character = self.chunk.end(node)
-        return Position(line, character)
-
-    def file_range(self) -> Range:
-        raise ForeignNodeError("per-chunk rules cannot report on the whole file")
-
-
-class DocumentView(EvaluatorContext):
-    """The whole document with every whole-file lookup recorded, for analyses reused across lints (flow)."""
-
-    def __init__(self, root: EvaluatorContext) -> None:
-        self.root = root
-        self.relpath = root.relpath
-        self.text = root.text
-        self.kind = root.kind
-        self.lint = root.lint
-        self.placed = root.placed
-        self.offsets = root.offsets
-        self.tree = root.tree
-        self.suite = root.suite
-        self.data_dir = root.data_dir
-        self._qualnames = {}
-        self.memo = {}
-        self.chunk_results = root.chunk_results
-        self._answers = {}
-        self.reads: dict[tuple[str, str], object] = {}
-        self.parents = root.parents
-        self.kids = root.kids
-        _record_whole_file_lookups(self)
-
-    def read(self, kind: str, key: str) -> object:
-        value = self.root.answer(kind, key)
-        self.reads[(kind, key)] = value
-        return value
-
-    def flow_body(self) -> Sequence[ast.stmt]:
-        found = self.read("flow_body", "")
-        assert isinstance(found, tuple)
-        return found
-
-
-def shift_diagnostic(diagnostic: Diagnostic, lines: int) -> Diagnostic:
-    """The diagnostic moved down `lines` lines (a per-chunk result placed in its document)."""
-    if not lines:
-        return diagnostic
-    fix = diagnostic.fix
-    if fix is not None:
-        fix = replace(
-            fix, edits=tuple(TextEdit(e.path, _shift(e.range, lines), e.new_text) for e in fix.edits)
-        )
-    return Diagnostic(
-        diagnostic.code,
-        diagnostic.name,
-        diagnostic.severity,
-        diagnostic.path,
-        _shift(diagnostic.range, lines),
-        diagnostic.message,
-        fix,
-        diagnostic.related,
-    )
-
-
-def _shift(rng: Range, lines: int) -> Range:
-    return Range(
-        Position(rng.start.line + lines, rng.start.character),
-        Position(rng.end.line + lines, rng.end.character),
-    )
 
 
 def _norm_dir(path: str) -> str:
@@ -1207,42 +676,3 @@ def _reaching(
     if not reached and fallback:
         return list(found)
     return reached
-
-
-def walk(node: ast.AST) -> Iterator[ast.AST]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
-
-
-def walk_no_nested(nodes: list[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node under `nodes`, not descending into nested functions, lambdas or classes."""
-    stack: list[ast.AST] = list(reversed(nodes))
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in reversed(children(node)):
-            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-                stack.append(child)
-
-
-def int_constant(expr: ast.AST | None) -> int | None:
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
-        return expr.value
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-        inner = int_constant(expr.operand)
-        return -inner if inner is not None else None
-    return None
-
-
-def keyword(call: ast.Call, name: str) -> ast.keyword | None:
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw
-    return None
-
-
-def has_star_kwargs(call: ast.Call) -> bool:
-    return any(kw.arg is None for kw in call.keywords)

@@ -24,8 +24,9 @@ from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
 from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.context import DocumentView, EvaluatorContext, walk
+from core.rules.evaluator.context import EvaluatorContext, walk
 from core.rules.evaluator.flow import Flow, Step
+from core.rules.evaluator.views import DocumentView
 from core.scoreline import METRIC_NAME, SCORE_LINE
 
 MANIFEST_PREFIX = "KAPSO_EVAL_MANIFEST"

@@ -1,5 +1,11 @@
-"""The evaluator analysis the rules share, as it moves out of the rule package's top level (one module per
-concern: AST utilities here first; the chunk model, the incremental cutter and scopes follow)."""
+"""The evaluator analysis the rules share, one module per concern.
+
+`ast_utils` (children, walks, parse), `chunks` (one parsed piece and its index), `cutter` (cutting a
+document into chunks, the incremental re-parse and the caches), `scopes` (bindings per scope, built from a
+chunk's statements without importing `chunks`), `document` (whole-document tables read through the chunks),
+`recorded` (tables whose lookups are recorded), `chunk_results` (what per-chunk rules found, and the last lint
+of each document). `core.rules.evaluator.context` assembles them into the API the rules call.
+"""
 
 from __future__ import annotations
 
