@@ -6,6 +6,7 @@ comments and `select`/`ignore` (code prefixes, like ruff: `EV` selects every eva
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -76,15 +77,19 @@ def lint_document(
 
 def with_fix_safety(diagnostic: Diagnostic) -> Diagnostic:
     """The diagnostic with its fix marked unsafe when its rule's fixes are (the rule table decides)."""
-    from core.rules.registry import RULES
-
     fix = diagnostic.fix
     if fix is None or fix.applicability is Applicability.UNSAFE:
         return diagnostic
-    info = RULES.get(diagnostic.code)
-    if info is None or info.fix_safety is not Applicability.UNSAFE:
+    if diagnostic.code not in _unsafe_fix_codes():
         return diagnostic
     return replace(diagnostic, fix=replace(fix, applicability=Applicability.UNSAFE))
+
+
+@functools.cache
+def _unsafe_fix_codes() -> frozenset[str]:
+    """The linted rules (EV, BR, CF) whose fixes are unsafe; the integrity rules have no fixes."""
+    infos = (*evaluator_rules.RULE_INFOS, *brief_rules.RULE_INFOS, *config_rules.RULE_INFOS)
+    return frozenset(info.code for info in infos if info.fix_safety is Applicability.UNSAFE)
 
 
 def _lines_containing(text: str, lowered: str, needle: str) -> dict[int, str]:
