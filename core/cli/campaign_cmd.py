@@ -143,7 +143,9 @@ def campaign(
             prompt_file=prompt,
             task=task,
             rewrites=rewrites,
-            queue=queue or None,
+            queue=None
+            if queue in (None, "", "sqlite")
+            else queue,  # the App's "sqlite": the embedded default
             queue_repo=queue_repo,
         )
     if report is not None:

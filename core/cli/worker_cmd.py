@@ -42,6 +42,7 @@ def worker(
     from core.jobs.worker import serve, worker_id
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("huey").setLevel(logging.WARNING)  # one line per job is ours (proctor.worker)
     jobs = JobQueue(queue)
     stop = threading.Event()
 

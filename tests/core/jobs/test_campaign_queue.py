@@ -243,3 +243,18 @@ def test_ctrl_c_withdraws_the_queued_jobs_and_resume_measures_them_afresh(
         run_campaign(queued, resume=True, campaign_id="c5", queue=redis_url)
     board = scoreboard(queued, "c5")
     assert comparable(board) == comparable(scoreboard(embedded, "c5"))  # nothing recorded as "cancelled"
+
+
+def test_the_apps_proctor_queue_sqlite_leaves_campaigns_on_the_local_pool(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    spec = _candidates(repo, 0.0)
+    done = subprocess.run(
+        [sys.executable, "-m", "core", "campaign", "--repo", str(repo), "--format", "json", *spec],
+        cwd=ROOT,
+        env={**_env(), "PROCTOR_QUEUE": "sqlite"},  # what the App's setting means by "embedded"
+        capture_output=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(done.stdout)["winner"]["ref"] == "cand/better"
