@@ -26,6 +26,7 @@ from typing import Any
 
 from core.errors import ConfigError, InterpreterError
 from core.sandbox import Interpreter
+from core.sandbox.bytecode import bytecode_dirs
 
 PROCTOR = "proctor"
 PROBE_TIMEOUT_S = 60.0
@@ -46,6 +47,9 @@ class ProjectPython:
     prefixes: tuple[str, ...]
     import_dirs: tuple[str, ...]
     environment_id: str
+    cache_tag: str = ""
+    bytecode_dirs: tuple[str, ...] = ()
+    """Its sys.path inside its prefixes as it spells them: the bytecode the sandbox mirrors for it."""
 
     def sandbox_interpreter(self) -> Interpreter:
         """The sandbox's view: the program and every directory it needs, to be bound read-only.
@@ -56,7 +60,8 @@ class ProjectPython:
         """
         folder, name = os.path.split(self.executable)
         program = os.path.join(os.path.realpath(folder), name)
-        return Interpreter(program, _outermost((*self.prefixes, *self.import_dirs)))
+        dirs = _outermost((*self.prefixes, *self.import_dirs))
+        return Interpreter(program, dirs, self.cache_tag, self.bytecode_dirs)
 
     def describe(self) -> str:
         return f"{self.executable} (Python {self.version}, {self.source}; environment {self.environment_id[:12]})"
@@ -195,7 +200,19 @@ def _from_probe(data: dict[str, Any], source: str, program: str, root: Path | No
     dists = [str(d) for d in data.get("dists", [])]
     version = str(data.get("version", "?"))
     identity = hashlib.sha256(json.dumps([version, dists]).encode("utf-8")).hexdigest()
-    return ProjectPython(executable, version, source, program, prefixes, tuple(dict.fromkeys(dirs)), identity)
+    path = [str(p) for p in data.get("path", [])]
+    bytecode = tuple(d for d in bytecode_dirs(path, set(prefixes)) if not (inside and _within(d, inside)))
+    return ProjectPython(
+        executable,
+        version,
+        source,
+        program,
+        prefixes,
+        tuple(dict.fromkeys(dirs)),
+        identity,
+        cache_tag=str(data.get("cache_tag", "")),
+        bytecode_dirs=bytecode,
+    )
 
 
 def _within(path: str, root: str) -> bool:

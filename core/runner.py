@@ -317,12 +317,7 @@ def run_evaluator(
     layout = RunLayout(Path(tempfile.mkdtemp(prefix="proctor-run-")))
     session: RunSession | None = None
     try:
-        env = scrubbed_env(
-            extra_env,
-            scratch=layout.scratch,
-            pycache=layout.pycache,
-            python_dir=str(Path(interpreter.executable).parent),
-        )
+        env = scrubbed_env(extra_env, scratch=layout.scratch, pycache=layout.pycache, interpreter=interpreter)
         argv[0] = _resolve_program(argv[0], cwd, env["PATH"])
         preexec = rlimits_preexec(timeout_s, memory_limit_mb)  # only setrlimit calls: fork-safe
         session = RunSession.open(
@@ -333,7 +328,7 @@ def run_evaluator(
             interpreter,
             deadline=time.monotonic() + timeout_s,
             preexec=preexec,
-            mirror=bytecode_mirror(),
+            mirror=bytecode_mirror(interpreter),
         )
         env.update(session.env)
         full = sandbox_argv(

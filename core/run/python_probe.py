@@ -67,6 +67,7 @@ def describe() -> dict[str, object]:
             getattr(sys, "base_exec_prefix", sys.exec_prefix),
         ],
         "path": [p for p in sys.path if p],
+        "cache_tag": sys.implementation.cache_tag or "",
         "editable": editable_paths(),
         "dists": dists,
     }

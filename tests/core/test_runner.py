@@ -29,7 +29,8 @@ from core.runner import (
     run_evaluator,
     scrubbed_env,
 )
-from core.sandbox import READ_ONLY_REASON, _bytecode_mirror, _probe_variant
+from core.sandbox import READ_ONLY_REASON, bytecode_mirror, proctor_interpreter
+from core.sandbox.probe import _probe_variant
 
 PY = "python"
 IN_CI = os.environ.get("CI") == "true"
@@ -488,7 +489,7 @@ def test_namespace_blocks_writes_outside_the_workspace(
         "home": Path.home() / f".proctor_sandbox_test_{token}",
         "tmp": Path("/tmp") / f"proctor_sandbox_test_{token}",
     }
-    mirror = _bytecode_mirror()
+    mirror = bytecode_mirror(proctor_interpreter())
     if mirror is not None:
         planted["bytecode-mirror"] = mirror / f"proctor_sandbox_test_{token}.pyc"
     before = {"git-config": _digest(git_config), "site-packages-file": _digest(Path(pytest.__file__))}
