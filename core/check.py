@@ -3,7 +3,8 @@
 The engine (`core.lint`) is pure; this module is the file-system edge: discovery, reading (a binary or
 unreadable file is a `WorkspaceError` naming it), the `LintContext` that lets cross-file rules read the
 workspace, and `--fix` through `core.fixes`. A malformed config does not stop the check: it becomes CF001
-diagnostics, the rest is linted with the defaults, and `CheckResult.config_error` says so.
+diagnostics, the rest is linted with the config's valid keys (defaults for the bad ones), and
+`CheckResult.config_error` says so.
 """
 
 from __future__ import annotations
@@ -203,12 +204,17 @@ def _load(workspace: Path) -> tuple[ConfigView, Path | None, ConfigError | None]
     """The workspace's config; the defaults without importing pydantic when it has no config file."""
     if not has_config_file(workspace):
         return DEFAULTS, None, None
-    from core.config import load_config
+    from core.config import PYPROJECT_FILE, config_without_problems, load_config
 
     try:
         loaded = load_config(workspace)
     except ConfigError as exc:
-        return DEFAULTS, exc.path, exc
+        try:
+            text = Path(exc.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return DEFAULTS, exc.path, exc
+        pyproject = Path(exc.path).name == PYPROJECT_FILE
+        return config_without_problems(text, pyproject=pyproject), exc.path, exc
     return loaded.config, loaded.path, None
 
 

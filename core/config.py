@@ -277,3 +277,37 @@ def _locate(text: str, loc: tuple[str, ...]) -> int:
 
 def dump_defaults() -> dict[str, Any]:
     return Config().model_dump()
+
+
+def config_without_problems(text: str, *, pyproject: bool = False) -> Config:
+    """The config with every key that has a problem left at its default: what `proctor check` lints with
+    when the file has errors (each one a CF001), so one typo does not lose `command` or `evaluation_dir`."""
+    try:
+        data: Any = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return Config()
+    if pyproject:
+        tool = data.get("tool", {})
+        data = tool.get("proctor", {}) if isinstance(tool, dict) else {}
+    for _attempt in range(3):
+        if not isinstance(data, dict):
+            return Config()
+        try:
+            return Config.model_validate(data)
+        except ValidationError as exc:
+            data = _without(data, [err["loc"] for err in exc.errors()])
+    return Config()
+
+
+def _without(data: dict[str, Any], locs: list[tuple[int | str, ...]]) -> dict[str, Any]:
+    """`data` without the keys at `locs` (a key of a section such as `campaign.iterations`, else the
+    top-level key the problem is under)."""
+    pruned = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    for loc in locs:
+        top = str(loc[0]) if loc else ""
+        section = pruned.get(top)
+        if len(loc) >= 2 and isinstance(section, dict) and str(loc[1]) in section:
+            del section[str(loc[1])]
+        else:
+            pruned.pop(top, None)
+    return pruned

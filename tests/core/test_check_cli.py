@@ -371,6 +371,24 @@ def test_unknown_config_key_is_cf001_and_the_rest_is_linted_with_defaults(
     assert [(d["code"], d["line"]) for d in json.loads(out)["diagnostics"]] == [("BR004", 4), ("CF001", 2)]
 
 
+def test_a_bad_key_leaves_the_other_keys_in_force(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One wrong value must not make the check forget where the evaluator is (it used to lint the defaults)."""
+    (workspace / "eval").mkdir()
+    (workspace / "eval" / "score.py").write_text('print("accuracy: 0.5")\n', encoding="utf-8")
+    (workspace / "proctor.toml").write_text(
+        'command = "python eval/score.py"\nevaluation_dir = "eval"\ntimeout_s = "60"\n'
+        "[campaign]\nparallel = -1\niterations = 2\n",
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "check", "--format", "json")
+    assert_one_line_error(code, err, "timeout_s", "valid number")
+    diagnostics = json.loads(out)["diagnostics"]
+    assert [d["line"] for d in diagnostics if d["code"] == "CF001"] == [3, 5]
+    assert {"EV005", "EV007"} <= {d["code"] for d in diagnostics if d["path"] == "eval/score.py"}
+
+
 def test_binary_file(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workspace / "kapso_evaluation").mkdir()
     (workspace / "kapso_evaluation" / "evaluate.py").write_bytes(b"\x00\x01\x02print('auc: 1')\n")
