@@ -51,7 +51,8 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     for call in ctx.calls:
         name = ctx.call_name(call)
         method = call.func.attr if isinstance(call.func, ast.Attribute) else None
-        label = (name or method or "").rsplit(".", 1)[-1].lower()
+        local = call.func.id if isinstance(call.func, ast.Name) else None  # `read_rows(path)` defined here
+        label = (name or method or local or "").rsplit(".", 1)[-1].lower()
         candidates: list[ast.expr] = []
         if method in ("read_text", "read_bytes", "open") and name is None:
             assert isinstance(call.func, ast.Attribute)
