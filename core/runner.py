@@ -338,7 +338,7 @@ def run_evaluator(
             scratch=layout.scratch,
             plan=session.plan,
             interpreter=interpreter,
-            view=view,
+            view=_with_pycache(view, layout),
         )
         if choice.level == "process":  # no pid namespace: a subreaper makes every descendant die with the run
             full = [sys.executable, "-I", "-S", _REAPER, *full]
@@ -353,6 +353,13 @@ def run_evaluator(
         if session is not None:
             session.finish()
         remove_tree(layout.root)  # the run may have left any depth of directories behind
+
+
+def _with_pycache(view: PlainView | None, layout: RunLayout) -> PlainView:
+    """A plain run's view with its bytecode prefix: under the private /tmp it would not be there at all,
+    and every module would be compiled from source."""
+    view = view or PlainView()
+    return dataclasses.replace(view, read_only=(*view.read_only, str(layout.pycache)))
 
 
 def _launch(

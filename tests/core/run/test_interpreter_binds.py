@@ -134,3 +134,50 @@ def test_proctors_own_interpreter_shows_the_core_package_wherever_it_is_installe
             interpreter.read_only_dirs
         )
         assert os.path.dirname(package) not in interpreter.read_only_dirs  # never the whole checkout
+
+
+BYTECODE_EVALUATOR = """
+import importlib.util, json, os, sys
+cached = importlib.util.cache_from_source(json.__file__)
+print(json.dumps({"prefix": sys.pycache_prefix, "json": os.path.exists(cached)}))
+print("score: 1")
+"""
+
+
+def test_the_evaluator_loads_its_own_interpreters_bytecode_in_every_run(
+    workspace: Workspace, backend: SandboxChoice, tmp_path: Path
+) -> None:
+    """The bytecode prefix of a plain run and of E links to the mirror of the interpreter that runs the
+    evaluator (a project venv here, not Proctor's): the stdlib's bytecode is there, nothing is compiled."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "env")], check=True)
+    python = find_python(str(tmp_path / "env" / "bin" / "python"), workspace.root)
+    workspace.write("kapso_evaluation/evaluate.py", BYTECODE_EVALUATOR)
+    workspace.write("solution/predict.py", "print(1)\n")
+    isolated = _run(workspace, backend, python)
+    plain = run_evaluator(
+        "python kapso_evaluation/evaluate.py",
+        workspace.root,
+        timeout_s=60,
+        sandbox=backend,
+        interpreter=python.sandbox_interpreter(),
+    )
+    for result in (isolated, plain):
+        assert result.ok, result.stderr
+        assert json.loads(result.stdout.splitlines()[0])["json"] is True, result.stdout
+
+
+def test_the_bytecode_mirror_is_keyed_by_the_interpreters_cache_tag(tmp_path: Path) -> None:
+    from core.sandbox import bytecode_mirror
+
+    source = tmp_path / "lib"
+    (source / "__pycache__").mkdir(parents=True)
+    (source / "mod.py").write_text("X = 1\n")
+    for tag in ("cpython-398", "cpython-399"):
+        (source / "__pycache__" / f"mod.{tag}.pyc").write_bytes(b"")
+    found = {}
+    for tag in ("cpython-398", "cpython-399"):
+        interpreter = Interpreter(f"/nowhere/{tag}/python", (str(source),), tag, (str(source),))
+        mirror = bytecode_mirror(interpreter)
+        assert mirror is not None
+        found[tag] = sorted(p.name for p in (mirror / str(source).lstrip("/")).iterdir())
+    assert found == {"cpython-398": ["mod.cpython-398.pyc"], "cpython-399": ["mod.cpython-399.pyc"]}
