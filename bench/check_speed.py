@@ -1,7 +1,8 @@
 """`proctor check` speed on a 1,000-line evaluator, side by side with `ruff check` on the same file.
 
 Prints the median cold in-process lint time (caches cleared: what `proctor check` and the app pay), the whole
-`proctor check` process, and `ruff check` as a process, with ratios. The processes run with a bytecode cache
+`proctor check` process (without a config file, and with a proctor.toml, which pydantic validates), and
+`ruff check` as a process, with ratios. The processes run with a bytecode cache
 (PYTHONPYCACHEPREFIX in a temporary directory, warmed by one run) as an installed Proctor has one: with
 PYTHONDONTWRITEBYTECODE set, as on some CI machines, every run would compile Proctor's sources again. CPU
 time (user + system) is printed beside wall time, since wall time on a loaded machine mostly measures the
@@ -77,6 +78,11 @@ def main() -> None:
         proctor = [str(Path(sys.executable).parent / "proctor"), "check", str(ws), "--format", "json"]
         timed_process(proctor, 1, env)  # writes the bytecode cache
         whole, whole_cpu = timed_process(proctor, 10, env)
+        # The same workspace with a proctor.toml: pydantic validates it (a workspace without one skips that).
+        (ws / "proctor.toml").write_text('entry_point = "solution/predict.py"\n', encoding="utf-8")
+        timed_process(proctor, 1, env)
+        configured, configured_cpu = timed_process(proctor, 10, env)
+        (ws / "proctor.toml").unlink()
         ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
         ruff_times: list[float] = []
         ruff_cpu: list[float] = []
@@ -90,6 +96,10 @@ def main() -> None:
     print(
         f"proctor check, process     median {statistics.median(whole) * 1e3:7.2f} ms  "
         f"(cpu {statistics.median(whole_cpu) * 1e3:.0f} ms, n=10)"
+    )
+    print(
+        f"  with a proctor.toml       median {statistics.median(configured) * 1e3:7.2f} ms  "
+        f"(cpu {statistics.median(configured_cpu) * 1e3:.0f} ms, n=10)"
     )
     if ruff_times:
         rmed = statistics.median(ruff_times)
