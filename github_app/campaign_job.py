@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.campaign.verdict import beats_baseline
-from core.errors import CampaignError, ProctorError
+from core.errors import CampaignError, GitError, ProctorError
 from core.treewalk import remove_tree
 from github_app import campaign_render, hygiene, text
 from github_app.comment import upsert_section
 from github_app.delivery import Delivered, DeliveryRequest, deliver
 from github_app.fetch import fetch_branches, mirror_dir
 from github_app.pr_job import fetch_pull_request
+from github_app.queue import RETRY_DELAYS_S
 from github_app.store import Campaign
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ def run_pr_campaign(pr: PullRequestRef, ctx: JobContext, iterations: int | None 
         try:
             result = _measure(pr, ctx, campaign.campaign_id, check_id, iterations)
         except ProctorError as exc:
+            if isinstance(exc, GitError) and ctx.attempt <= len(RETRY_DELAYS_S):
+                raise  # git or the network, not the campaign: the job is tried again later
             reason = str(exc)
             ctx.store.save_campaign(campaign.campaign_id, status="refused", result=reason)
             _post_refusal(pr, ctx, check_id, reason)

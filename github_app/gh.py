@@ -204,7 +204,12 @@ class PyGithubPort:
             found.extend(PullInfo.from_json(p) for p in batch if isinstance(p, dict))
             if len(batch) < 100:
                 break
-        return [p for p in found if p.head_ref == head_branch]
+        # GitHub filters by `head` already; a server that does not is filtered here (never a fork's branch).
+        return [
+            p
+            for p in found
+            if p.head_ref == head_branch and (not p.head_repo or p.head_repo.lower() == repo.lower())
+        ]
 
     def create_pull(self, repo: str, *, title: str, head: str, base: str, body: str) -> int:
         data = {"title": title, "head": head, "base": base, "body": body}

@@ -55,10 +55,12 @@ class PullInfo:
     head_sha: str
     base_ref: str
     body: str
+    head_repo: str = ""  # "owner/name" of the head's repository ("" when GitHub did not say)
 
     @classmethod
     def from_json(cls, pull: Mapping[str, Any]) -> PullInfo:
         head, base = pull.get("head") or {}, pull.get("base") or {}
+        head_repo = head.get("repo") or {}
         return cls(
             number=int(pull["number"]),
             state=str(pull.get("state", "open")),
@@ -67,6 +69,7 @@ class PullInfo:
             head_sha=str(head.get("sha", "")),
             base_ref=str(base.get("ref", "")),
             body=str(pull.get("body") or ""),
+            head_repo=str(head_repo.get("full_name") or "") if isinstance(head_repo, dict) else "",
         )
 
 

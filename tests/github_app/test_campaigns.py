@@ -218,6 +218,16 @@ def test_buttons_run_the_same_jobs(harness: Harness) -> None:
     _button(harness, head, "someone-elses", "Proctor campaign")
     assert len(_campaign_runs(harness, head)) == 1
 
+    rerun = example("check_run.rerequested")  # "Re-run" in the checks tab, on the campaign's check
+    rerun["repository"]["full_name"] = REPO
+    rerun["installation"] = {"id": 7}
+    rerun["check_run"]["name"] = "Proctor campaign"
+    rerun["check_run"]["pull_requests"] = [{"number": 5, "head": {"sha": head}, "base": {"sha": "x"}}]
+    harness.deliver("check_run", rerun)
+    harness.work()
+    assert [r.conclusion for r in _campaign_runs(harness, head)] == ["success", "success"]
+    assert len(harness.fake.pulls_from(REPO, BRANCH)) == 1
+
 
 def test_campaign_buttons_are_within_github_limits(harness: Harness) -> None:
     head = _feature(harness)
