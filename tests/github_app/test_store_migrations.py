@@ -134,3 +134,12 @@ def test_the_migrated_schema_is_the_models_schema_on_postgresql(postgres_url: st
 @pytest.mark.parametrize("url", ["postgresql://u@h/db", "postgres://u@h/db"])
 def test_postgresql_urls_mean_psycopg_3(url: str) -> None:
     assert engine_url(url) == "postgresql+psycopg://u@h/db"
+
+
+def test_head_names_the_newest_revision() -> None:
+    """`upgrade` skips Alembic when the database is at HEAD: a new revision must move HEAD too."""
+    from alembic.script import ScriptDirectory
+
+    from github_app.migrations import HERE
+
+    assert ScriptDirectory(str(HERE)).get_heads() == [HEAD]
