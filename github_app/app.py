@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from github_app import prompt_job  # noqa: F401 (registers the prompt optimization handler)
 from github_app.feedback_store import FeedbackStore
 from github_app.handlers import router
 from github_app.jobs import JobRunner, PortFactory

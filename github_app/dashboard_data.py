@@ -54,6 +54,7 @@ class CampaignView:
     rejected: int = 0
     failed: int = 0
     has_report: bool = False
+    spent_usd: float | None = None  # what a prompt optimization spent on the judge and the teacher
 
     @property
     def delta(self) -> float | None:
@@ -160,6 +161,7 @@ def campaign_view(campaign: Campaign, data_dir: Path | None) -> CampaignView:
         rejected=sum(c.get("status") == "rejected" for c in candidates),
         failed=sum(c.get("status") == "failed" for c in candidates),
         has_report=report is not None,
+        spent_usd=_number(board.get("spent_usd")),
     )
 
 

@@ -120,11 +120,14 @@ def queue_if_due(api: FeedbackApi, key: ApiKey, task: PromptTaskConfig, last_id:
     if batch < 1:
         return None
     payload = {
+        "action": "optimize",
         "installation": {"id": key.installation_id},
         "repo": key.repo,
         "task": task.name,
         "batch": batch,
         "last_id": last_id,
+        "clone_url": key.clone_url,
+        "branch": key.default_branch,
     }
     job_id = api.store.record_delivery(
         f"prompt:{key.repo.lower()}:{task.name}:{batch}",
