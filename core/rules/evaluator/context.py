@@ -39,6 +39,7 @@ from core.rules.evaluator.analysis.chunk_results import ChunkResult
 from core.rules.evaluator.analysis.chunks import MODULE_SCOPE_KINDS, Chunk, Placed
 from core.rules.evaluator.analysis.cutter import OWNER
 from core.rules.evaluator.analysis.document import DocumentLines, Kids, Merged, Parents
+from core.rules.evaluator.analysis.recorded import FACT, TABLE, Lookup
 from core.rules.evaluator.analysis.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "Binding",
     "ChunkResult",
     "EvaluatorContext",
+    "Lookup",
     "children",
     "has_star_kwargs",
     "int_constant",
@@ -106,7 +108,7 @@ class EvaluatorContext:
         self._qualnames: dict[int, str | None] = {}
         self.memo: dict[str, object] = {}  # analyses shared by several rules (flow, metric print)
         self.chunk_results: list[ChunkResult] | None = None
-        self._answers: dict[tuple[str, str], object] = {}
+        self._answers: dict[Lookup, object] = {}
         self._merge()
 
     # -- whole-file facts, merged from the chunks ----------------------------------------------------------
@@ -215,7 +217,7 @@ class EvaluatorContext:
 
     def fact(self, name: str, key: str) -> object:
         """A registered whole-file fact (`register_fact`), memoized per lint."""
-        memo_key = ("fact:" + name, key)
+        memo_key = Lookup(FACT, key, name)
         if memo_key in self._answers:
             return self._answers[memo_key]
         value = _FACTS[name](self, key)
@@ -230,29 +232,30 @@ class EvaluatorContext:
 
     # -- recorded lookups (what a chunk view asked, answered again for validation) ---------------------------
 
-    def answer(self, kind: str, key: str) -> object:
-        memo_key = (kind, key)
-        if memo_key in self._answers:
-            return self._answers[memo_key]
+    def answer(self, lookup: Lookup) -> object:
+        """The document's answer to one whole-file question (memoized per lint)."""
+        if lookup in self._answers:
+            return self._answers[lookup]
         value: object
+        kind = lookup.kind
         answer = _ANSWERS.get(kind)
         if answer is not None:
-            value = answer(self, key)
+            value = answer(self, lookup.key)
         elif kind in MODULE_SCOPE_KINDS:
-            value = self._module_answer(kind, key)
-        elif kind.startswith("fact:"):
-            value = self.fact(kind[5:], key)
-        elif kind.startswith("all:"):
-            mapping: Mapping[str, object] = getattr(self, kind[4:])
+            value = self._module_answer(lookup)
+        elif kind == FACT:
+            value = self.fact(lookup.detail, lookup.key)
+        elif kind == TABLE:
+            mapping: Mapping[str, object] = getattr(self, lookup.detail)
             value = tuple((k, _tuple(v) if isinstance(v, list) else v) for k, v in mapping.items())
         else:
             raise KeyError(kind)
-        self._answers[memo_key] = value
+        self._answers[lookup] = value
         return value
 
-    def read(self, kind: str, key: str) -> object:
+    def read(self, lookup: Lookup) -> object:
         """A whole-file lookup (views record it; the document answers it directly)."""
-        return self.answer(kind, key)
+        return self.answer(lookup)
 
     @cached_property
     def _module_scope(self) -> tuple[dict[str, list[tuple[int, Binding]]], dict[str, list[Binding]]]:
@@ -273,15 +276,15 @@ class EvaluatorContext:
     def _top_order(self) -> dict[int, int]:
         return {id(stmt): number for number, stmt in enumerate(self.tree.body)}
 
-    def _module_answer(self, kind: str, key: str) -> object:
-        name, _, asker = key.partition("\x00")
+    def _module_answer(self, lookup: Lookup) -> object:
+        kind, name = lookup.kind, lookup.key
         module, declared = self._module_scope
         found = module.get(name, [])
         if kind == "module_all":
             return tuple(b for _, b in found) + tuple(declared.get(name, ()))
         if kind == "module_last":
             return found[-1][1] if found and name not in declared else None
-        limit = self._top_order.get(int(asker), -1) if asker.isdigit() else -1
+        limit = self._top_order.get(lookup.asker, -1)
         before = [b for number, b in found if number < limit]
         if kind == "module_before":
             return before[-1] if before else None
@@ -310,13 +313,13 @@ class EvaluatorContext:
                 return preceding[-1]
             return found[0] if len(found) == 1 and not _inside(found[0], use) else None
         if via_global or index.in_function(use):
-            last = self.read("module_last", use.id)
+            last = self.read(Lookup("module_last", use.id))
             return last if isinstance(last, Binding) else None
         top = _top_statement(chunk, use)
         local = [b for b in index.module_bindings.get(use.id, ()) if b.top is top and b.pos <= _start(use)]
         if local:
             return local[-1]
-        before = self.read("module_before", f"{use.id}\x00{id(top)}")
+        before = self.read(Lookup("module_before", use.id, asker=id(top)))
         return before if isinstance(before, Binding) else None
 
     def value_of(self, use: ast.AST) -> ast.expr | None:
@@ -337,14 +340,14 @@ class EvaluatorContext:
         if key != MODULE:
             return _reaching(index, index.scopes[key].bindings[use.id], use)
         if via_global or index.in_function(use):
-            everything = self.read("module_all", use.id)
+            everything = self.read(Lookup("module_all", use.id))
             assert isinstance(everything, tuple)
             return everything
         top = _top_statement(chunk, use)
         local = [b for b in index.module_bindings.get(use.id, ()) if b.top is top]
         found = list(_reaching(index, local, use, fallback=False)) if local else []
         if not any(index.dominates(b, use) for b in found):
-            earlier = self.read("module_reaching", f"{use.id}\x00{id(top)}")
+            earlier = self.read(Lookup("module_reaching", use.id, asker=id(top)))
             assert isinstance(earlier, tuple)
             found = [*earlier, *found]
         return found
@@ -352,13 +355,13 @@ class EvaluatorContext:
     def still_valid(self, result: ChunkResult) -> bool:
         return self.reads_hold(result.reads)
 
-    def reads_hold(self, reads: Mapping[tuple[str, str], object]) -> bool:
+    def reads_hold(self, reads: Mapping[Lookup, object]) -> bool:
         """Every recorded lookup still gives the recorded answer in this document."""
         answers = self._answers
         for read, value in reads.items():
             known = answers.get(read, _UNKNOWN)
             if known is _UNKNOWN:
-                known = self.answer(*read)
+                known = self.answer(read)
             if known != value:
                 return False
         return True
@@ -635,7 +638,7 @@ _ANSWERS: dict[str, _Answer] = {
     "exists": lambda ctx, key: ctx.lint.path_exists(key),
 }
 """How the document answers each kind of recorded lookup (`EvaluatorContext.answer`) for a key; the
-module-scope kinds, registered facts (`fact:NAME`) and whole tables (`all:ATTRIBUTE`) are answered there."""
+module-scope kinds, registered facts (`FACT`) and whole tables (`TABLE`) are answered there."""
 
 
 def _norm_dir(path: str) -> str:

@@ -24,7 +24,7 @@ from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
 from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.context import EvaluatorContext, walk
+from core.rules.evaluator.context import EvaluatorContext, Lookup, walk
 from core.rules.evaluator.flow import Flow, Step
 from core.rules.evaluator.views import DocumentView
 from core.scoreline import METRIC_NAME, SCORE_LINE
@@ -123,7 +123,7 @@ def printed_metric(source: str) -> MetricPrint | None:
     return MetricPrint(info.shape.name, ctx.range_of(info.call))
 
 
-_FLOWS: OrderedDict[tuple[object, ...], tuple[dict[tuple[str, str], object], Flow]] = OrderedDict()
+_FLOWS: OrderedDict[tuple[object, ...], tuple[dict[Lookup, object], Flow]] = OrderedDict()
 _FLOWS_LOCK = threading.Lock()
 
 

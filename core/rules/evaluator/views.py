@@ -23,7 +23,7 @@ from core.rules.evaluator.analysis.chunk_results import (
     remember_lint,
 )
 from core.rules.evaluator.analysis.chunks import Chunk, Placed
-from core.rules.evaluator.analysis.recorded import Recorded, RecordedNames
+from core.rules.evaluator.analysis.recorded import FACT, Lookup, Recorded, RecordedNames
 from core.rules.evaluator.context import EvaluatorContext
 
 __all__ = ["ChunkView", "DocumentView", "record_whole_file_lookups", "run_chunk_passes"]
@@ -43,7 +43,7 @@ class _ViewParents(Mapping[ast.AST, ast.AST]):
         root = self._view.root
         found = root.parents.get(node)
         if found is root.tree:
-            self._view.read("module", "")
+            self._view.read(Lookup("module"))
         return found if found is not None else default
 
     def __getitem__(self, node: ast.AST) -> ast.AST:
@@ -91,7 +91,7 @@ class ChunkView(EvaluatorContext):
         self.memo = {}
         self.chunk_results = None
         self._answers = {}
-        self.reads: dict[tuple[str, str], object] = {}
+        self.reads: dict[Lookup, object] = {}
         self.parents = _ViewParents(self)
         self.kids = chunk.kids
         record_whole_file_lookups(self)
@@ -110,29 +110,29 @@ class ChunkView(EvaluatorContext):
         self.__dict__["strings"] = chunk.strings
         self.__dict__["lines"] = chunk.lines
 
-    def read(self, kind: str, key: str) -> object:
-        value = self.root.answer(kind, key)
-        self.reads[(kind, key)] = value
+    def read(self, lookup: Lookup) -> object:
+        value = self.root.answer(lookup)
+        self.reads[lookup] = value
         return value
 
     def _exists(self, relpath: str) -> bool:
-        return self.read("exists", relpath) is True
+        return self.read(Lookup("exists", relpath)) is True
 
     def string_nodes(self, value: str) -> Sequence[ast.Constant]:
-        found = self.read("strings", value)
+        found = self.read(Lookup("strings", value))
         assert isinstance(found, tuple)
         return found
 
     def key_adders(self, name: str) -> Sequence[ast.AST]:
-        found = self.read("key_adders", name)
+        found = self.read(Lookup("key_adders", name))
         assert isinstance(found, tuple)
         return found
 
     def has_fast_parameter(self) -> bool:
-        return self.read("fast_parameter", "") is True
+        return self.read(Lookup("fast_parameter")) is True
 
     def fact(self, name: str, key: str) -> object:
-        return self.read("fact:" + name, key)
+        return self.read(Lookup(FACT, key, name))
 
     def enclosing(self, node: ast.AST, *types: type[ast.AST]) -> ast.AST | None:
         """As for the document, but a walk that stays inside the chunk records nothing: only a walk that
@@ -187,18 +187,18 @@ class DocumentView(EvaluatorContext):
         self.memo = {}
         self.chunk_results = root.chunk_results
         self._answers = {}
-        self.reads: dict[tuple[str, str], object] = {}
+        self.reads: dict[Lookup, object] = {}
         self.parents = root.parents
         self.kids = root.kids
         record_whole_file_lookups(self)
 
-    def read(self, kind: str, key: str) -> object:
-        value = self.root.answer(kind, key)
-        self.reads[(kind, key)] = value
+    def read(self, lookup: Lookup) -> object:
+        value = self.root.answer(lookup)
+        self.reads[lookup] = value
         return value
 
     def flow_body(self) -> Sequence[ast.stmt]:
-        found = self.read("flow_body", "")
+        found = self.read(Lookup("flow_body"))
         assert isinstance(found, tuple)
         return found
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from core.diagnostics import Diagnostic, Position, Range, TextEdit
 from core.rules.evaluator.analysis.chunks import Chunk
+from core.rules.evaluator.analysis.recorded import FACT, TABLE, Lookup
 
 __all__ = [
     "ALWAYS_CHECKED",
@@ -18,7 +19,6 @@ __all__ = [
     "ChunkResult",
     "Previous",
     "clear_previous",
-    "kind_class",
     "previous_lint",
     "remember_lint",
     "shift_diagnostic",
@@ -29,28 +29,25 @@ __all__ = [
 class ChunkResult:
     """What the per-chunk rules found in one chunk, and the whole-file lookups that result depends on."""
 
-    reads: dict[tuple[str, str], object]
+    reads: dict[Lookup, object]
     diagnostics: dict[str, list[Diagnostic]]  # by rule code, positions relative to the chunk
     facts: dict[str, list[object]]  # per-chunk inputs of whole-file rules (writes, random calls...)
     calls_by_name: dict[str, list[tuple[int, ast.Call]]] = field(default_factory=dict)
-    # Which kinds of lookup `reads` holds ("fact:"/"all:" for any of those), and whether any rule found
-    # something: both let a lint skip this result without looking inside.
+    # Which kinds of lookup `reads` holds, and whether any rule found something: both let a lint skip this
+    # result without looking inside.
     kinds: frozenset[str] = field(init=False, repr=False, compare=False)
     has_diagnostics: bool = field(init=False, repr=False, compare=False)
     shifted: tuple[int, dict[str, list[Diagnostic]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
-    # The lookups as the dirty set of an edit names them: a key "name\x00asker" is about `name`.
+    # The lookups as the dirty set of an edit names them (`Lookup.subject`).
     match_keys: AbstractSet[tuple[str, str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.kinds = frozenset(kind_class(kind) for kind, _ in self.reads)
+        self.kinds = frozenset(lookup.kind for lookup in self.reads)
         self.has_diagnostics = any(self.diagnostics.values())
-        if any("\x00" in key for _, key in self.reads):
-            self.match_keys = frozenset((kind, key.split("\x00", 1)[0]) for kind, key in self.reads)
-        else:
-            self.match_keys = self.reads.keys()
+        self.match_keys = frozenset(lookup.subject for lookup in self.reads)
 
     def placed_diagnostics(self, line: int) -> dict[str, list[Diagnostic]]:
         """The diagnostics by code, moved to the chunk's document line (kept for the next lint)."""
@@ -65,18 +62,10 @@ class ChunkResult:
         return shifted[1]
 
 
-def kind_class(kind: str) -> str:
-    if kind.startswith("fact:"):
-        return "fact:"
-    if kind.startswith("all:"):
-        return "all:"
-    return kind
-
-
 # Lookups whose answer is re-checked on every lint: the file system, and facts computed from other facts.
-ALWAYS_CHECKED = frozenset({"exists", "fact:"})
+ALWAYS_CHECKED = frozenset({"exists", FACT})
 # Lookups about the document as a whole: any added or removed chunk may change their answer.
-WIDE_KINDS = frozenset({"module", "flow_body", "all:"})
+WIDE_KINDS = frozenset({"module", "flow_body", TABLE})
 
 
 @dataclass

@@ -21,8 +21,8 @@ from core.rules.evaluator.analysis.scopes import ScopeIndex
 
 __all__ = ["MODULE_SCOPE_KINDS", "Chunk", "Placed"]
 
-# Recorded lookups of module-scope bindings (`EvaluatorContext.answer`), keyed by the name (then, after a NUL,
-# the asking top-level statement): a chunk binding the name at module scope takes part in all of them.
+# Recorded lookups of module-scope bindings (`EvaluatorContext.answer`) about a name (and the asking top-level
+# statement, `Lookup.asker`): a chunk binding the name at module scope takes part in all of them.
 MODULE_SCOPE_KINDS = ("module_before", "module_reaching", "module_last", "module_all")
 
 
@@ -187,9 +187,9 @@ class Chunk:
 
     @cached_property
     def contributed(self) -> frozenset[tuple[str, str]]:
-        """Every keyed whole-file lookup (`EvaluatorContext.answer`) whose answer this chunk takes part in:
+        """Every `Lookup.subject` (`EvaluatorContext.answer`) whose answer this chunk takes part in:
         when the chunk enters or leaves a document, only lookups in this set can change answer (besides
-        the document-wide ones, see `context.WIDE_KINDS`)."""
+        the document-wide ones, see `chunk_results.WIDE_KINDS`)."""
         aliases, top_aliases = self.alias_maps
         pairs: set[tuple[str, str]] = set()
         for kind, keys in (
