@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from core import sandbox
 from core.cli import main
 from core.runner import run_evaluator
+from core.sandbox import probe as sandbox_probe
 from tests.core.campaign.conftest import build_workspace, predict
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -107,7 +107,9 @@ def test_a_campaign_never_falls_back_to_process(
 ) -> None:
     ws = build_workspace(tmp_path / "repo", config='timeout_s = 5\nmetric = "score"\n')
     ws.branch("candidate/a", {"solution/predict.py": predict("0.6")})
-    monkeypatch.setattr(sandbox, "_namespace_probe", lambda: "bwrap: not installed; unshare: not installed")
+    monkeypatch.setattr(
+        sandbox_probe, "_namespace_probe", lambda: "bwrap: not installed; unshare: not installed"
+    )
     code = main(["campaign", "--repo", str(ws.root), "--campaign-id", "auto"])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
