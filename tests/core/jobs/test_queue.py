@@ -99,7 +99,7 @@ def test_a_job_whose_worker_is_killed_runs_again_on_another_and_counts_once(
     redis_url: str, tmp_path: Path
 ) -> None:
     log = tmp_path / "starts.log"
-    queue = JobQueue(redis_url, lease_s=1.5)
+    queue = JobQueue(redis_url, lease_s=4.0)  # far above the 0.3 s heartbeat, even on a loaded machine
     first, second = start_worker(redis_url), start_worker(redis_url)
     try:
         queue.enqueue(f"{KINDS}:slow", {"log": str(log), "seconds": 2.0}, "the-job")
