@@ -20,7 +20,11 @@ from core.errors import ProctorError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="proctor-app", description="Proctor's GitHub App (see README).")
+    parser = argparse.ArgumentParser(
+        prog="proctor-app",
+        description="Proctor's GitHub App (see README).",
+        epilog="proctor-app keys create OWNER/REPO --installation N: a key for the feedback API.",
+    )
     parser.add_argument(
         "mode", nargs="?", choices=("web", "worker"), help="run only one half (default: both)"
     )

@@ -134,3 +134,18 @@ def test_concurrent_posts_across_the_threshold_queue_exactly_one(harness: Harnes
     assert statuses == [201] * 12
     assert len([q for q in queued if q]) == 1
     assert len(prompt_jobs(harness)) == 1
+
+
+def test_keys_create_refuses_a_bad_repository_name_in_one_line(
+    harness: Harness, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from unittest import mock
+
+    from github_app.__main__ import default_clone_url, keys_main
+
+    with mock.patch.dict("os.environ", harness.env):
+        assert keys_main(["create", "not-a-repo", "--installation", "7"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "OWNER/REPO" in err and "Traceback" not in err
+    assert default_clone_url("https://api.github.com", "octo/demo") == "https://github.com/octo/demo.git"
+    assert default_clone_url("https://ghe.example/api/v3", "octo/demo") == "https://ghe.example/octo/demo.git"
