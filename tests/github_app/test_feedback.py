@@ -4,23 +4,30 @@ app's outbox (it is run in test_prompt_job.py)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
+from unittest import mock
 
 import httpx
 import pytest
 from sqlalchemy import text
+from starlette.testclient import TestClient
 
+from github_app.app import App
 from github_app.feedback import PROMPT_EVENT
+from github_app.settings import load_settings
+from tests import servers
 from tests.github_app import dashboard_state
 from tests.github_app.conftest import REPO, Harness
 from tests.github_app.feedback_setup import declare_task, issue_key, item, url
 
+postgres_server, postgres_url = servers.postgres_server, servers.postgres_url
 
-def prompt_jobs(h: Harness) -> list[dict[str, Any]]:
-    import json
 
-    with h.app.store.engine.connect() as conn:
+def prompt_jobs(h: Harness | App) -> list[dict[str, Any]]:
+    app = h if isinstance(h, App) else h.app
+    with app.store.engine.connect() as conn:
         rows = conn.execute(
             text("SELECT payload FROM jobs WHERE event = :e ORDER BY id"), {"e": PROMPT_EVENT}
         )
@@ -109,14 +116,15 @@ def test_49_posts_queue_nothing_the_50th_queues_one_optimization(harness: Harnes
     assert [j["batch"] for j in prompt_jobs(harness)] == [1, 2], "grown by the threshold again: one more"
 
 
-def test_concurrent_posts_across_the_threshold_queue_exactly_one(harness: Harness) -> None:
-    declare_task(harness, threshold=20)
-    headers = {"X-API-Key": issue_key(harness)}
+def _race_across_the_threshold(h: Harness, app: App) -> None:
+    """15 posts, then 12 at once across a threshold of 20: exactly one optimization job."""
+    headers = {"X-API-Key": issue_key(h)}
+    web = TestClient(app.web())
     for i in range(15):
-        assert harness.client.post(url(), json=item(i), headers=headers).status_code == 201
+        assert web.post(url(), json=item(i), headers=headers).status_code == 201
     statuses: list[int] = []
     queued: list[Any] = []
-    with dashboard_state.serving(harness.app.web()) as base:
+    with dashboard_state.serving(app.web()) as base:
         start = threading.Barrier(12)
 
         def post(i: int) -> None:
@@ -133,14 +141,26 @@ def test_concurrent_posts_across_the_threshold_queue_exactly_one(harness: Harnes
             thread.join(timeout=120)
     assert statuses == [201] * 12
     assert len([q for q in queued if q]) == 1
-    assert len(prompt_jobs(harness)) == 1
+    assert len(prompt_jobs(app)) == 1
+
+
+def test_concurrent_posts_across_the_threshold_queue_exactly_one(harness: Harness) -> None:
+    declare_task(harness, threshold=20)
+    _race_across_the_threshold(harness, harness.app)
+
+
+def test_concurrent_posts_on_postgresql_queue_exactly_one(harness: Harness, postgres_url: str) -> None:
+    """PostgreSQL runs the posts' transactions side by side (SQLite takes them one at a time): the
+    delivery id's unique constraint, not the order, keeps it to one."""
+    declare_task(harness, threshold=20)
+    app = App(load_settings(dict(harness.env) | {"PROCTOR_DB": postgres_url}, scrub=False))
+    with mock.patch.dict("os.environ", {"PROCTOR_DB": postgres_url}):
+        _race_across_the_threshold(harness, app)
 
 
 def test_keys_create_refuses_a_bad_repository_name_in_one_line(
     harness: Harness, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from unittest import mock
-
     from github_app.__main__ import default_clone_url, keys_main
 
     with mock.patch.dict("os.environ", harness.env):
