@@ -12,9 +12,6 @@ or cancellable task (pygls #621): timers call plain functions, client requests a
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
-import json
 import logging
 import threading
 from collections.abc import Callable
@@ -23,8 +20,6 @@ from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
 
 import core
 from core.config import CONFIG_FILE, PYPROJECT_FILE
@@ -34,7 +29,9 @@ from lsp_server import commands, convert, integrity, startup, transport, warmup
 from lsp_server.client_features import ClientFeatures
 from lsp_server.documents import Document, DocumentStore, uri_to_path
 from lsp_server.engine import Engine, LintResult, Root
+from lsp_server.guarded import never_raises
 from lsp_server.idle_gc import IdleCollector
+from lsp_server.protocol import ProctorProtocol
 from lsp_server.publisher import Publisher
 from lsp_server.settings import SECTION, parse_settings
 
@@ -46,88 +43,6 @@ FIX_ALL_KIND = "source.fixAll.proctor"
 CMD_VERIFY = "proctor.verify"
 CMD_FINGERPRINT = "proctor.fingerprint"
 _WATCH_GLOBS = ("**/proctor.toml", "**/pyproject.toml", "**/*.md", "**/.kapso/evaluation_registry.json")
-
-
-def never_raises(default: Any = None) -> Callable[[F], F]:
-    """Log a handler's exception and return `default`: one broken feature never pops up an error per
-    keystroke, and the other features keep working (esbonio's `call_features`)."""
-
-    def decorate(func: F) -> F:
-        if inspect.iscoroutinefunction(func):
-
-            @functools.wraps(func)
-            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                try:
-                    return await func(*args, **kwargs)
-                except Exception:
-                    log.exception("%s failed", func.__name__)
-                    return default
-
-            return async_wrapper  # type: ignore[return-value]
-
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return func(*args, **kwargs)
-            except Exception:
-                log.exception("%s failed", func.__name__)
-                return default
-
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-class ProctorProtocol(LanguageServerProtocol):
-    """pygls' protocol with Proctor's document store and a guard for late replies (pygls #621)."""
-
-    _server: ProctorServer
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
-        self._server.docs.open(params.text_document)
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
-        self._server.docs.change(params, self._server.engine.client.encoding)
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Any:
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield handler, (params,), None
-
-    answered_early: tuple[int | str, dict[str, Any]] | None = None  # (id, result) sent by `startup`
-
-    def unstructure(self, value: Any) -> object:
-        """`value` as pygls serializes it for the client (the first call per type builds the converter)."""
-        return self._converter.unstructure(value)
-
-    def handle_message(self, msg: Any) -> None:
-        self._server.idle_gc.poke()
-        super().handle_message(msg)
-
-    def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
-        """Drop the reply to an `initialize` that `startup` answered already (from the same capabilities)."""
-        early = self.answered_early
-        if early is not None and msg_id == early[0]:
-            self.answered_early = None
-            computed = json.loads(json.dumps(self._converter.unstructure(result))) if error is None else None
-            if computed != early[1]:
-                log.error("initialize was answered early with %s, pygls computed %s", early[1], computed)
-            return
-        super()._send_response(msg_id, result, error)
-
-    def _handle_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
-        future = self._request_futures.get(msg_id)
-        if future is not None and future.cancelled():
-            self._request_futures.pop(msg_id, None)
-            log.debug("dropping the reply to cancelled request %s", msg_id)
-            return
-        super()._handle_response(msg_id, result, error)
 
 
 class ProctorServer(LanguageServer):

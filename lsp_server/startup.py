@@ -5,7 +5,7 @@ the answer to `initialize` needs none of it: Proctor's capabilities are fixed (t
 one place), and only the position encoding depends on the client, chosen as pygls chooses it. So
 `python -m lsp_server` on a stdio pipe starts the import on a thread, reads the first message, answers it from
 `CAPABILITIES` and hands the bytes it read to the server, which handles `initialize` as usual (workspace,
-client features, settings) and drops its own, identical reply (`server.ProctorProtocol`; a test holds the two
+client features, settings) and drops its own, identical reply (`protocol.ProctorProtocol`; a test holds the two
 equal for every client profile).
 
 This module imports only the standard library's `json`, `os` and `stat`.
