@@ -39,6 +39,14 @@ from core.rules.evaluator.analysis.chunk_results import ChunkResult
 from core.rules.evaluator.analysis.chunks import MODULE_SCOPE_KINDS, Chunk, Placed
 from core.rules.evaluator.analysis.cutter import OWNER
 from core.rules.evaluator.analysis.document import DocumentLines, Kids, Merged, Parents
+from core.rules.evaluator.analysis.flow import (
+    EXIT_CALLS,
+    Flow,
+    Step,
+    ends_abnormally,
+    exclusive,
+    is_error_exit,
+)
 from core.rules.evaluator.analysis.recorded import FACT, TABLE, Lookup
 from core.rules.evaluator.analysis.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 
@@ -49,10 +57,15 @@ __all__ = [
     "Binding",
     "ChunkResult",
     "EvaluatorContext",
+    "Flow",
     "Lookup",
+    "Step",
     "children",
+    "ends_abnormally",
+    "exclusive",
     "has_star_kwargs",
     "int_constant",
+    "is_error_exit",
     "keyword",
     "register_fact",
     "split_lines",
@@ -61,7 +74,6 @@ __all__ = [
 ]
 
 BUILTIN_NAMES = frozenset(dir(builtins))
-EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 
 V = TypeVar("V")
 _UNKNOWN = object()

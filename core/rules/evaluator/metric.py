@@ -24,8 +24,7 @@ from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
 from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.context import EvaluatorContext, Lookup, walk
-from core.rules.evaluator.flow import Flow, Step
+from core.rules.evaluator.context import EvaluatorContext, Flow, Lookup, Step, walk
 from core.rules.evaluator.views import DocumentView
 from core.scoreline import METRIC_NAME, SCORE_LINE
 

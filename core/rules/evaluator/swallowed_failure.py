@@ -38,8 +38,14 @@ from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Position, Range, Severity
 from core.patterns import LazyPattern
-from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, int_constant, walk_no_nested
-from core.rules.evaluator.flow import ends_abnormally, is_error_exit
+from core.rules.evaluator.context import (
+    EXIT_CALLS,
+    EvaluatorContext,
+    ends_abnormally,
+    int_constant,
+    is_error_exit,
+    walk_no_nested,
+)
 
 CODE = "EV012"
 NAME = "swallowed-failure"

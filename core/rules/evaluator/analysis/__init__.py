@@ -3,8 +3,8 @@
 `ast_utils` (children, walks, parse), `chunks` (one parsed piece and its index), `cutter` (cutting a
 document into chunks, the incremental re-parse and the caches), `scopes` (bindings per scope, built from a
 chunk's statements without importing `chunks`), `document` (whole-document tables read through the chunks),
-`recorded` (tables whose lookups are recorded), `chunk_results` (what per-chunk rules found, and the last lint
-of each document). `core.rules.evaluator.context` assembles them into the API the rules call.
+`recorded` (typed lookups and tables whose lookups are recorded), `chunk_results` (what per-chunk rules found,
+and the last lint of each document), `flow` (the execution-order walk, over a `FlowSource` protocol). `core.rules.evaluator.context` assembles them into the API the rules call.
 """
 
 from __future__ import annotations

@@ -10,15 +10,56 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
 
-from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext, children, int_constant, walk_no_nested
+from core.rules.evaluator.analysis.ast_utils import children, int_constant, walk_no_nested
+from core.rules.evaluator.analysis.chunks import Chunk
+
+__all__ = ["EXIT_CALLS", "Flow", "FlowSource", "Step", "ends_abnormally", "exclusive", "is_error_exit"]
+
+EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 MAX_STEPS = 20_000
 MAX_INLINE_PER_FUNCTION = 25
 
 Branch = tuple[int, int]  # (id of the If/Try/Match node or call site, branch index or frame number)
+
+
+class FlowSource(Protocol):
+    """What the walk asks of the document (the evaluator context and its recording views are one)."""
+
+    @property
+    def aliases(self) -> Mapping[str, str]: ...
+
+    @property
+    def functions(self) -> Mapping[str, FunctionNode]: ...
+
+    @property
+    def classes(self) -> Mapping[str, ast.ClassDef]: ...
+
+    @property
+    def methods(self) -> Mapping[str, Sequence[FunctionNode]]: ...
+
+    @property
+    def name_loads(self) -> Mapping[str, Sequence[ast.Name]]: ...
+
+    @property
+    def kids(self) -> Mapping[int, list[ast.AST]]: ...
+
+    @property
+    def memo(self) -> dict[str, object]: ...
+
+    def flow_body(self) -> Sequence[ast.stmt]: ...
+
+    def qualname(self, expr: ast.AST) -> str | None: ...
+
+    def call_name(self, call: ast.Call) -> str | None: ...
+
+    def local_function(self, call: ast.Call) -> FunctionNode | None: ...
+
+    def chunk_of(self, node: ast.AST) -> Chunk | None: ...
 
 
 class Step(NamedTuple):
@@ -52,7 +93,7 @@ class _Terminated(Exception):
 class Flow:
     """The ordered steps of one document (see module docstring)."""
 
-    def __init__(self, ctx: EvaluatorContext) -> None:
+    def __init__(self, ctx: FlowSource) -> None:
         self.ctx = ctx
         self.steps: list[Step] = []
         self.reached: set[ast.AST] = set()
@@ -63,7 +104,7 @@ class Flow:
         with contextlib.suppress(_Terminated):
             self._block(list(ctx.flow_body()), _Flags())
 
-    def copy_for(self, ctx: EvaluatorContext) -> Flow:
+    def copy_for(self, ctx: FlowSource) -> Flow:
         """This walk for another context of the same document (its lookups checked by the caller)."""
         flow = Flow.__new__(Flow)
         flow.ctx = ctx
@@ -259,7 +300,7 @@ class Flow:
             self._stack.pop()
 
 
-def ends_abnormally(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
+def ends_abnormally(ctx: FlowSource, body: list[ast.stmt]) -> bool:
     """The block ends by raising, exiting non-zero, returning a non-zero code, or calling a helper that does.
 
     A helper that (indirectly) calls itself counts as not ending abnormally on the recursive call; answers
@@ -272,7 +313,7 @@ def ends_abnormally(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
 
 
 def _ends_abnormally(
-    ctx: EvaluatorContext, body: list[ast.stmt], memo: dict[int, bool], stack: set[int]
+    ctx: FlowSource, body: list[ast.stmt], memo: dict[int, bool], stack: set[int]
 ) -> tuple[bool, bool]:
     """(ends abnormally, a recursion cycle was cut while deciding)."""
     if not body:
