@@ -87,23 +87,25 @@ def diff_trees(store: ObjectStore, old_tree: str, new_tree: str) -> list[RawChan
                     )
                 o_blob = o if o is not None and not o_dir else None
                 n_blob = n if n is not None and not n_dir else None
-                if o_blob is None and n_blob is None:
-                    continue
-                if o_blob is None:
-                    status = "A"
-                elif n_blob is None:
-                    status = "D"
-                else:
-                    status = "M" if (o_blob[0] & 0o170000) == (n_blob[0] & 0o170000) else "T"
-                changes.append(
-                    RawChange(
-                        f"{o_blob[0]:06o}" if o_blob else "000000",
-                        f"{n_blob[0]:06o}" if n_blob else "000000",
-                        o_blob[1] if o_blob else zero,
-                        n_blob[1] if n_blob else zero,
-                        status,
-                        path,
-                    )
-                )
+                if o_blob is not None or n_blob is not None:
+                    changes.append(_blob_change(path, o_blob, n_blob, zero))
         level = following
     return changes
+
+
+def _blob_change(path: str, old: tuple[int, str] | None, new: tuple[int, str] | None, zero: str) -> RawChange:
+    """One `--raw` line for a non-tree entry that was added, deleted, modified or changed type."""
+    if old is None:
+        status = "A"
+    elif new is None:
+        status = "D"
+    else:
+        status = "M" if (old[0] & 0o170000) == (new[0] & 0o170000) else "T"
+    return RawChange(
+        f"{old[0]:06o}" if old else "000000",
+        f"{new[0]:06o}" if new else "000000",
+        old[1] if old else zero,
+        new[1] if new else zero,
+        status,
+        path,
+    )
