@@ -106,7 +106,9 @@ class Harness:
 
 
 @contextlib.contextmanager
-def harness_for(tmp_path: Path, ws: Workspace, app_key: tuple[str, str] | None = None) -> Iterator[Harness]:
+def harness_for(
+    tmp_path: Path, ws: Workspace, app_key: tuple[str, str] | None = None, **settings: str
+) -> Iterator[Harness]:
     """The app, the fake GitHub and a bare remote holding `ws` (any workspace, e.g. another config)."""
     private, public = app_key or app_key_pair()
     remote = tmp_path / "git" / REPO
@@ -122,6 +124,7 @@ def harness_for(tmp_path: Path, ws: Workspace, app_key: tuple[str, str] | None =
             "PROCTOR_WEBHOOK_SECRET": SECRET,
             "PROCTOR_GITHUB_API": fake.url,
             "PROCTOR_DATA_DIR": str(tmp_path / "data"),
+            **settings,
         }
         app = App(load_settings(dict(env), scrub=False))
         yield Harness(app, fake, project, env)

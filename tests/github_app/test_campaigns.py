@@ -329,3 +329,20 @@ def test_the_pr_check_and_the_campaign_share_the_one_comment(harness: Harness) -
     body = _comment(harness)
     assert "### Proctor: " in body and "### Proctor campaign" in body  # the check did not wipe the campaign
     assert body.index("### Proctor: ") < body.index("### Proctor campaign")
+
+
+def test_with_a_public_url_the_check_and_the_comment_link_the_report(tmp_path: Path) -> None:
+    from tests.core.campaign.conftest import build_workspace
+    from tests.github_app import conftest
+
+    ws = build_workspace(tmp_path / "work")
+    with conftest.harness_for(tmp_path, ws, PROCTOR_PUBLIC_URL="https://proctor.example.com") as harness:
+        head = _feature(harness)
+        _command(harness, "/proctor campaign")
+        (campaign,) = harness.app.store.campaigns(REPO, 5)
+        link = f"https://proctor.example.com/campaigns/{campaign.campaign_id}"
+        (run,) = _campaign_runs(harness, head)
+        assert run.details_url == link
+        assert f"]({link})" in _comment(harness)
+        (pull,) = harness.fake.pulls_from(REPO, BRANCH)
+        assert link in pull["body"]
