@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 if TYPE_CHECKING:
     from alembic.config import Config
 
-HEAD = "0002"
+HEAD = "0003"
 _PG_LOCK_KEY = 0x70726F63  # "proc": one advisory lock id for the app's migrations
 HERE = Path(__file__).resolve().parent
 

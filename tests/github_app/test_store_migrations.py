@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, text
+from sqlalchemy import MetaData, create_engine, text
 
 from github_app.migrations import HEAD, alembic_config, current_revision
 from github_app.store import CheckRunRow, NewJob, Store, _Base, engine_url
@@ -59,10 +59,21 @@ def _legacy_db(path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+def _models() -> MetaData:
+    """Every table the app's models declare: Store's and FeedbackStore's (one database, two metadata)."""
+    from github_app import feedback_store
+
+    merged = MetaData()
+    for metadata in (_Base.metadata, feedback_store._Base.metadata):
+        for table in metadata.tables.values():
+            table.to_metadata(merged)
+    return merged
+
+
 def _schema_differences(url: str) -> list[object]:
     engine = create_engine(engine_url(url))
     with engine.connect() as conn:
-        found = compare_metadata(MigrationContext.configure(conn), _Base.metadata)
+        found = compare_metadata(MigrationContext.configure(conn), _models())
     engine.dispose()
     return list(found)
 
