@@ -204,15 +204,16 @@ class ProctorServer(LanguageServer):
             for d in root.tree_findings
             if root.baseline is not None and self.engine.tree_target(root, d.path) == relpath
         ]
-        lines = self.engine.lines_of(root)(relpath)
-        items = self.engine.converter(root).all_to_lsp(found, lines)
-        signature = repr(found)
-        if self._extra_pushed.get(uri, "" if not found else None) == signature:
+        # None: nothing to show, and nothing was shown (no empty push for a file never pushed to).
+        signature = repr(found) if found else None
+        if self._extra_pushed.get(uri) == signature:
             return
-        if found:
+        if signature is not None:
             self._extra_pushed[uri] = signature
         else:
             self._extra_pushed.pop(uri, None)
+        lines = self.engine.lines_of(root)(relpath)
+        items = self.engine.converter(root).all_to_lsp(found, lines)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=items))
 
     def clear(self, uri: str) -> None:

@@ -288,9 +288,11 @@ async def test_live_integrity(client: LanguageClient, workspace: Path) -> None:
     assert in_codes(await pushed(client, uri, version=2)) == []
     change_doc(client, uri, 3, edit(0, 0, 1, 0, ""))
     await pushed(client, uri, version=3)
+    registry = (workspace / ".kapso" / "evaluation_registry.json").as_uri()
+    # Nothing was ever shown on the registry file, so nothing (not even an empty list) is pushed to it.
+    assert registry not in client.recorder.published  # type: ignore[attr-defined]
 
     register(workspace)
-    registry = (workspace / ".kapso" / "evaluation_registry.json").as_uri()
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams([types.FileEvent(uri=registry, type=types.FileChangeType.Created)])
     )
