@@ -28,7 +28,7 @@ from github_app import campaign_render, hygiene, text
 from github_app.comment import upsert_section
 from github_app.delivery import Delivered, DeliveryRequest, deliver
 from github_app.fetch import fetch_branches, mirror_dir
-from github_app.pr_job import fetch_pull_request
+from github_app.pr_job import fetch_pull_request, find_or_create_check_run
 from github_app.queue import RETRY_DELAYS_S
 from github_app.store import Campaign
 
@@ -115,19 +115,13 @@ def _check_run(pr: PullRequestRef, ctx: JobContext, campaign: Campaign) -> int:
     """The campaign's check run: stored as soon as it exists; a re-run after a crash finds it again."""
     if campaign.check_run_id is not None:
         return campaign.check_run_id
-    external_id = f"proctor-campaign-{ctx.job_id}"
-    found = (
-        ctx.gh.find_check_run(pr.repo, pr.head_sha, name=text.CAMPAIGN_CHECK_NAME, external_id=external_id)
-        if ctx.attempt > 1
-        else None
-    )
-    check_id = found or ctx.gh.create_check_run(
-        pr.repo,
-        pr.head_sha,
+    check_id = find_or_create_check_run(
+        pr,
+        ctx,
         name=text.CAMPAIGN_CHECK_NAME,
         status="in_progress",
-        external_id=external_id,
         details_url=details_url(ctx, campaign.campaign_id),
+        kind="campaign",
     )
     ctx.store.save_campaign(campaign.campaign_id, check_run_id=check_id)
     return check_id

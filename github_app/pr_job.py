@@ -90,24 +90,28 @@ def _details_url(ctx: JobContext, pr: PullRequestRef) -> str:
     return f"{ctx.public_url}/?{urlencode({'repo': pr.repo, 'pr': pr.number})}" if ctx.public_url else ""
 
 
+def find_or_create_check_run(
+    pr: PullRequestRef, ctx: JobContext, *, name: str, status: str, details_url: str, kind: str
+) -> int:
+    """The job's check run on the PR head: a re-run of a job killed between creating it and recording it
+    finds that one again (by its external id) instead of opening a second."""
+    external_id = f"proctor-{kind}-{ctx.job_id}"
+    found = (
+        ctx.gh.find_check_run(pr.repo, pr.head_sha, name=name, external_id=external_id)
+        if ctx.attempt > 1
+        else None
+    )
+    return found or ctx.gh.create_check_run(
+        pr.repo, pr.head_sha, name=name, status=status, external_id=external_id, details_url=details_url
+    )
+
+
 def _check_run_id(pr: PullRequestRef, ctx: JobContext, key: str, existing: CheckRun | None) -> int:
     if existing is not None and existing.check_run_id is not None:
         return existing.check_run_id
     ctx.store.save_check_run(key, pr.repo, pr.number, pr.head_sha, pr.base_sha, status="queued")
-    external_id = f"proctor-job-{ctx.job_id}"
-    # A re-run of a job killed between creating the check run and recording it finds that one again.
-    found = (
-        ctx.gh.find_check_run(pr.repo, pr.head_sha, name=text.CHECK_NAME, external_id=external_id)
-        if ctx.attempt > 1
-        else None
-    )
-    check_id = found or ctx.gh.create_check_run(
-        pr.repo,
-        pr.head_sha,
-        name=text.CHECK_NAME,
-        status="queued",
-        external_id=external_id,
-        details_url=_details_url(ctx, pr),
+    check_id = find_or_create_check_run(
+        pr, ctx, name=text.CHECK_NAME, status="queued", details_url=_details_url(ctx, pr), kind="job"
     )
     ctx.store.save_check_run(key, pr.repo, pr.number, pr.head_sha, pr.base_sha, check_run_id=check_id)
     return check_id
