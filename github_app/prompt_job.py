@@ -2,9 +2,10 @@
 feedback reaches its threshold, run by the worker like every job.
 
 It reads the task from the default branch (never a pull request's config), optimizes on the feedback up to the
-item that crossed the threshold (`prompt_optimize`), records the outcome as a campaign the dashboard lists
-(the spend included), and delivers a winner as the auto-PR `proctor/prompt/<task>` into the default branch
-through `delivery.deliver` (idempotent: the open PR is updated by the next optimization, never duplicated).
+item that crossed the threshold (`core.campaign.prompt_source.optimize` decides: the split, the teacher and the
+judge, the winner), records the outcome as a campaign the dashboard lists (the spend included), and delivers a
+winner as the auto-PR `proctor/prompt/<task>` into the default branch through `delivery.deliver` (idempotent:
+the open PR is updated by the next optimization, never duplicated). This module is the App's edge only.
 
 The judge endpoint and its key are the app's own (`PROCTOR_JUDGE_BASE_URL`, `OPENAI_API_KEY` in the app's
 environment), never a repository's `[judge] base_url`/`api_key_env`: a repository must not be able to send the
@@ -20,14 +21,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.campaign.prompt_source import commit_rewrite, optimize, read_prompt, scoreboard, split_feedback
 from github_app import hygiene
 from github_app.feedback import PROMPT_EVENT
 from github_app.feedback_store import ApiKey, FeedbackStore
 from github_app.handlers import router
-from github_app.prompt_optimize import Optimization, optimize, scoreboard, split_feedback
 from github_app.prompt_tasks import read_default_branch
 
 if TYPE_CHECKING:
+    from core.campaign.prompt_source import Optimization
     from core.config import Config, PromptTaskConfig
     from core.judge import JudgeSettings
     from github_app.delivery import Delivered
@@ -103,7 +105,6 @@ def on_prompt_task(event: Event, ctx: JobContext) -> None:
 
 
 def run_prompt_job(job: PromptJob, ctx: JobContext) -> None:
-    from core.campaign.prompt_source import read_prompt
     from core.judge import Judge
 
     previous = ctx.store.campaign(job.campaign_id)
@@ -151,7 +152,6 @@ def _record(ctx: JobContext, job: PromptJob, **values: Any) -> None:
 def _deliver(
     ctx: JobContext, job: PromptJob, task: PromptTaskConfig, outcome: Optimization, mirror: Path, parent: str
 ) -> Delivered:
-    from core.campaign.prompt_source import commit_rewrite
     from github_app.delivery import DeliveryRequest, deliver
 
     best = outcome.best

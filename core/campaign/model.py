@@ -330,6 +330,19 @@ def pick_winner(
     return Pick(None, noisy)
 
 
+def winner_over(
+    baseline: CandidateRecord,
+    records: Sequence[CandidateRecord],
+    direction: Direction,
+    rule: NoiseRule = DEFAULT_RULE,
+) -> tuple[CandidateRecord | None, tuple[ScoredRow, ...]]:
+    """The winner among `records` against a measured `baseline` record, with every record's row; the one rule
+    a prompt campaign picks its next parent by and the App's feedback optimization picks its winner by."""
+    rows = compare_rows(baseline, records)
+    base_score = baseline.score if baseline.status == "scored" else None
+    return pick_winner(base_score, rows, direction, rule).winner, rows
+
+
 def _improves_on(row: ScoredRow, best: ScoredRow | None, direction: Direction) -> bool:
     assert row.record.score is not None
     if best is None or best.record.score is None:

@@ -124,7 +124,7 @@ class CampaignState:
     complete: bool = False
     delivered_branch: str | None = None
     notes: tuple[str, ...] = field(default=())
-    # The prompt source's ledger (core/campaign/prompt_source.py): spend, iterations, feedback texts.
+    # The prompt source's ledger (core/campaign/prompt_source/driver.py): spend, iterations, feedback texts.
     prompt: Mapping[str, Any] = field(default_factory=dict)
     # The baseline config's `[campaign] min_improvement` / `significance`: what a winner must beat.
     noise: NoiseRule = field(default=NoiseRule())

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from core.campaign.prompt_source.logged_feedback import input_text, split_feedback
 from github_app.feedback_store import FeedbackStore
-from github_app.prompt_optimize import input_text, split_feedback
 from tests.core.campaign.conftest import git
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, judge_answer
 from tests.github_app.conftest import REPO, Harness

@@ -1,15 +1,16 @@
-"""One feedback-triggered prompt optimization (SPEC §10 "Prompt tasks and feedback", §7 Teacher), without I/O of
-its own beyond the judge's endpoint: the job (`prompt_job`) fetches, records and delivers.
+"""One prompt optimization on feedback an application logged (SPEC §10 "Prompt tasks and feedback", §7
+Teacher), without I/O of its own beyond the judge's endpoint: the App's prompt job fetches the feedback, records
+the outcome and delivers the winner; this module decides.
 
 The feedback is split once, by a hash of each item's id, into a **search** split and a **hold-out** split. The
 teacher (`core.judge.teacher.propose_rewrites`) sees the task description, the current prompt, the judge's
 feedback on the current prompt's outputs for search items (`feedback_from_run`) and the logged feedback on
 search items — never a hold-out input, output or score. Every prompt (the current one and each rewrite) then
-answers the hold-out inputs through `core.campaign.prompt_source.run_prompt` and the judge scores those
-answers (`core.judge.run.judge_outputs`) with the task's criteria and scale. One `Judge` serves the task model,
-the judge and the teacher, so they share one hard budget (`budget_usd`): once it is spent no call starts. A
-prompt with any hold-out item left unanswered or unjudged is `failed`, never a winner; the winner is picked by
-the campaign engine's own rule (`compare_rows`, `pick_winner`: better than the current prompt beyond noise).
+answers the hold-out inputs through `task_model.run_prompt` and the judge scores those answers
+(`core.judge.run.judge_outputs`) with the task's criteria and scale. One `Judge` serves the task model, the
+judge and the teacher, so they share one hard budget (`budget_usd`): once it is spent no call starts. A prompt
+with any hold-out item left unanswered or unjudged is `failed`, never a winner; the winner is picked by the
+campaign's own rule (`core.campaign.model.winner_over`, the one a prompt campaign picks its parents by).
 """
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from core.campaign.model import CandidateRecord, compare_rows, pick_winner
+from core.campaign.model import CandidateRecord, winner_over
+from core.campaign.prompt_source.task_model import run_prompt
 
 if TYPE_CHECKING:
     from core.config import PromptTaskConfig
     from core.judge.engine import Judge
     from core.judge.run import JudgeRun
-    from github_app.feedback_store import Feedback
 
 HOLDOUT_SHARE = 0.3
 REWRITES = 3
@@ -35,18 +36,37 @@ METRIC = "judge_score"
 _EXCERPT = 300
 
 
+class LoggedFeedback(Protocol):
+    """One feedback item as the application logged it (the App's store holds them)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def inputs(self) -> Any: ...
+    @property
+    def output(self) -> str: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def source(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class Split:
-    search: tuple[Feedback, ...]
-    holdout: tuple[Feedback, ...]
+    search: tuple[LoggedFeedback, ...]
+    holdout: tuple[LoggedFeedback, ...]
 
 
-def _bucket(item: Feedback) -> float:
+def _bucket(item: LoggedFeedback) -> float:
     digest = hashlib.sha256(f"{item.repo}\0{item.task}\0{item.id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def split_feedback(items: Sequence[Feedback], share: float = HOLDOUT_SHARE) -> Split:
+def split_feedback(items: Sequence[LoggedFeedback], share: float = HOLDOUT_SHARE) -> Split:
     """A stable split: an item stays in its split as more feedback arrives (its id decides, not the count)."""
     holdout = tuple(i for i in items if _bucket(i) < share)
     search = tuple(i for i in items if _bucket(i) >= share)
@@ -84,8 +104,9 @@ def criteria_means(run: JudgeRun) -> dict[str, float]:
     return {name: math.fsum(v) / len(v) for name, v in values.items()}
 
 
-def _answer_and_judge(judge: Judge, prompt: str, items: Sequence[Feedback]) -> tuple[JudgeRun | None, str]:
-    from core.campaign.prompt_source import run_prompt
+def _answer_and_judge(
+    judge: Judge, prompt: str, items: Sequence[LoggedFeedback]
+) -> tuple[JudgeRun | None, str]:
     from core.judge.run import Item, judge_outputs
 
     inputs = [input_text(i.inputs) for i in items]
@@ -100,7 +121,7 @@ def _answer_and_judge(judge: Judge, prompt: str, items: Sequence[Feedback]) -> t
 
 
 def measure(
-    judge: Judge, label: str, prompt: str, holdout: Sequence[Feedback], rationale: str = ""
+    judge: Judge, label: str, prompt: str, holdout: Sequence[LoggedFeedback], rationale: str = ""
 ) -> Measured:
     run, problem = _answer_and_judge(judge, prompt, holdout)
     if run is None:
@@ -115,7 +136,7 @@ def measure(
     )
 
 
-def teacher_feedback(judge: Judge, prompt: str, search: Sequence[Feedback]) -> str:
+def teacher_feedback(judge: Judge, prompt: str, search: Sequence[LoggedFeedback]) -> str:
     """What the teacher reads about the current prompt: search items only (the judge's view, the logs')."""
     from core.judge.teacher import feedback_from_run
 
@@ -169,12 +190,12 @@ def pick(
     baseline: Measured, candidates: Sequence[Measured]
 ) -> tuple[int | None, tuple[tuple[float | None, float | None], ...]]:
     """The campaign engine's rule: the best scored rewrite that beats the current prompt beyond noise."""
-    rows = compare_rows(_record(0, baseline), [_record(n, c) for n, c in enumerate(candidates, 1)])
-    chosen = pick_winner(baseline.score if baseline.status == "scored" else None, rows, "maximize")
+    records = [_record(n, c) for n, c in enumerate(candidates, 1)]
+    winner, rows = winner_over(_record(0, baseline), records, "maximize")
     deltas = tuple((row.delta, row.stderr) for row in rows)
-    if baseline.status != "scored" or chosen.winner is None:
+    if baseline.status != "scored" or winner is None:
         return None, deltas
-    return chosen.winner.index - 1, deltas
+    return winner.index - 1, deltas
 
 
 def optimize(
