@@ -11,7 +11,7 @@ then the normal per-candidate pipeline measures them with the judge proxy runnin
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,7 +33,8 @@ from core.state_root import proctor_dir
 
 if TYPE_CHECKING:
     from core.config import Config
-    from core.judge import JudgeSettings
+    from core.judge import JudgeSettings, Proposals
+    from core.judge.parse import Rewrite
     from core.judge.proxy import JudgeProxy
 
 DEFAULT_REWRITES = 2
@@ -56,6 +57,16 @@ def source_spec(
         "task": task,
         "parent": parent,
     }
+
+
+@dataclass(frozen=True)
+class _Parent:
+    """The prompt an iteration rewrites: the best candidate so far (index 0: the baseline) at its commit."""
+
+    index: int
+    ref: str
+    commit: str
+    prompt: str
 
 
 class PromptHost(Protocol):
@@ -206,25 +217,9 @@ class PromptDriver:
 
     def _propose(self, iteration: int, slots: list[int]) -> list[PlannedCandidate] | None:
         """Ask the teacher, commit its rewrites and plan every slot; None when nothing could be asked."""
-        from core.judge import Judge, propose_rewrites
-
-        parent = self._parent()
-        parent_commit = parent.commit if parent is not None and parent.commit else self.baseline_commit
-        parent_ref = parent.ref if parent is not None and parent.index > 0 else self.baseline_ref
-        parent_index = parent.index if parent is not None else 0
-        prompt = read_prompt(self.repo, parent_commit, self.file)
-        feedback = str(self._ledger().get("feedback", {}).get(str(parent_index), ""))
-        self.host.announce(
-            f"iteration {iteration}/{self.iterations}: asking the teacher for {len(slots)} rewrite(s) of "
-            f"{self.file} (parent {parent_ref})"
-        )
-        try:
-            with Judge.open(self._teacher_settings()) as judge:
-                proposals = propose_rewrites(
-                    prompt, task=self.task, feedback=feedback, count=len(slots), judge=judge
-                )
-        except JudgeError as exc:
-            self.stop_reason = f"the teacher could not be asked in iteration {iteration}: {exc}"
+        parent = self._parent_prompt()
+        proposals = self._ask_teacher(iteration, parent, len(slots))
+        if proposals is None:
             return None
         spent = self.spent_usd + proposals.cost_usd
         if not proposals.rewrites and proposals.budget_exhausted:
@@ -232,32 +227,16 @@ class PromptDriver:
             self.host.save()
             self.stop_reason = self._budget_reason(f"before the teacher could answer iteration {iteration}")
             return None
-        plans = []
-        for n, slot in enumerate(slots):
-            ref = generated_ref(self.campaign_id, slot)
-            commit: str | None = None
-            if n < len(proposals.rewrites):
-                rewrite = proposals.rewrites[n]
-                message = (
-                    f"prompt rewrite {slot}: {self.file}\n\nProctor campaign {self.campaign_id}, iteration "
-                    f"{iteration}, parent {parent_commit}.\n\nTeacher's rationale: {rewrite.rationale or '-'}\n"
-                )
-                try:
-                    commit = commit_rewrite(
-                        self.repo,
-                        parent=parent_commit,
-                        rel=self.file,
-                        text=like_original(prompt, rewrite.prompt),
-                        ref=ref,
-                        message=message,
-                    )
-                except GitError as exc:
-                    raise CampaignError(f"could not commit prompt rewrite {slot}: {exc}") from None
-            plans.append(PlannedCandidate(slot, ref, commit, parent_ref))
+        plans = [
+            self._plan(
+                iteration, slot, parent, proposals.rewrites[n] if n < len(proposals.rewrites) else None
+            )
+            for n, slot in enumerate(slots)
+        ]
         iterations = dict(self._ledger().get("iterations", {}))
         iterations[str(iteration)] = {
-            "parent_index": parent_index,
-            "parent_ref": parent_ref,
+            "parent_index": parent.index,
+            "parent_ref": parent.ref,
             "proposed": len(proposals.rewrites),
             "teacher_cost_usd": proposals.cost_usd,
             "parse_failures": proposals.parse_failures,
@@ -272,6 +251,58 @@ class PromptDriver:
         if proposals.budget_exhausted:
             self.stop_reason = self._budget_reason(f"while the teacher answered iteration {iteration}")
         return plans
+
+    def _parent_prompt(self) -> _Parent:
+        parent = self._parent()
+        commit = parent.commit if parent is not None and parent.commit else self.baseline_commit
+        return _Parent(
+            index=parent.index if parent is not None else 0,
+            ref=parent.ref if parent is not None and parent.index > 0 else self.baseline_ref,
+            commit=commit,
+            prompt=read_prompt(self.repo, commit, self.file),
+        )
+
+    def _ask_teacher(self, iteration: int, parent: _Parent, count: int) -> Proposals | None:
+        """The teacher's rewrites of the parent's prompt, from its feedback; None (and the stop reason) when
+        the teacher could not be asked."""
+        from core.judge import Judge, propose_rewrites
+
+        feedback = str(self._ledger().get("feedback", {}).get(str(parent.index), ""))
+        self.host.announce(
+            f"iteration {iteration}/{self.iterations}: asking the teacher for {count} rewrite(s) of "
+            f"{self.file} (parent {parent.ref})"
+        )
+        try:
+            with Judge.open(self._teacher_settings()) as judge:
+                return propose_rewrites(
+                    parent.prompt, task=self.task, feedback=feedback, count=count, judge=judge
+                )
+        except JudgeError as exc:
+            self.stop_reason = f"the teacher could not be asked in iteration {iteration}: {exc}"
+            return None
+
+    def _plan(self, iteration: int, slot: int, parent: _Parent, rewrite: Rewrite | None) -> PlannedCandidate:
+        """The slot's candidate: the rewrite committed on top of the parent, or no commit when the teacher
+        left the slot empty."""
+        ref = generated_ref(self.campaign_id, slot)
+        if rewrite is None:
+            return PlannedCandidate(slot, ref, None, parent.ref)
+        message = (
+            f"prompt rewrite {slot}: {self.file}\n\nProctor campaign {self.campaign_id}, iteration "
+            f"{iteration}, parent {parent.commit}.\n\nTeacher's rationale: {rewrite.rationale or '-'}\n"
+        )
+        try:
+            commit = commit_rewrite(
+                self.repo,
+                parent=parent.commit,
+                rel=self.file,
+                text=like_original(parent.prompt, rewrite.prompt),
+                ref=ref,
+                message=message,
+            )
+        except GitError as exc:
+            raise CampaignError(f"could not commit prompt rewrite {slot}: {exc}") from None
+        return PlannedCandidate(slot, ref, commit, parent.ref)
 
     def _teacher_settings(self) -> JudgeSettings:
         from core.judge import JudgeSettings
