@@ -82,15 +82,17 @@ def read_text(path: Path, shown: str) -> str:
     try:
         data = path.read_bytes()
     except IsADirectoryError:
-        raise WorkspaceError(f"{shown}: is a directory, expected a file") from None
+        raise WorkspaceError(f"{shown}: is a directory, expected a file", path=path) from None
     except OSError as exc:
-        raise WorkspaceError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+        raise WorkspaceError(f"{shown}: cannot read: {exc.strerror or exc}", path=path) from None
     if b"\x00" in data:
-        raise WorkspaceError(f"{shown}: binary file (NUL bytes), expected UTF-8 text") from None
+        raise WorkspaceError(f"{shown}: binary file (NUL bytes), expected UTF-8 text", path=path) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise WorkspaceError(f"{shown}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+        raise WorkspaceError(
+            f"{shown}: not UTF-8 text (invalid byte at offset {exc.start})", path=path
+        ) from None
     return text.removeprefix("\ufeff")
 
 
@@ -196,7 +198,8 @@ def _explicit_kind(relpath: str, config: ConfigView) -> DocumentKind:
         return DocumentKind.CONFIG
     raise WorkspaceError(
         f"{relpath}: not something proctor checks (expected an evaluator .py, a brief .md, proctor.toml "
-        "or pyproject.toml)"
+        "or pyproject.toml)",
+        path=relpath,
     )
 
 
@@ -258,9 +261,9 @@ def _workspace_of(explicit: Sequence[Path], workspace: Path | str | None) -> Pat
         workspace = find_workspace(explicit[0], Path.cwd())
     root = Path(workspace)
     if not root.exists():
-        raise WorkspaceError(f"{root}: workspace does not exist")
+        raise WorkspaceError(f"{root}: workspace does not exist", path=root)
     if not root.is_dir():
-        raise WorkspaceError(f"{root}: workspace is not a directory")
+        raise WorkspaceError(f"{root}: workspace is not a directory", path=root)
     return root
 
 
@@ -272,12 +275,12 @@ def _explicit_targets(
     resolved_root = root.resolve()
     for path in explicit:
         if not path.exists():
-            raise WorkspaceError(f"{path}: no such file")
+            raise WorkspaceError(f"{path}: no such file", path=path)
         if path.is_dir():
-            raise WorkspaceError(f"{path}: is a directory; name files, or the workspace alone")
+            raise WorkspaceError(f"{path}: is a directory; name files, or the workspace alone", path=path)
         resolved = path.resolve()
         if resolved_root not in resolved.parents:
-            raise WorkspaceError(f"{path}: not inside the workspace {root}")
+            raise WorkspaceError(f"{path}: not inside the workspace {root}", path=path)
         relpath = resolved.relative_to(resolved_root).as_posix()
         targets.append((relpath, _explicit_kind(relpath, config)))
     return targets
@@ -370,7 +373,7 @@ def check_targets(
         elif path.exists():
             files.setdefault(find_workspace(path, here), []).append(path)
         else:
-            raise WorkspaceError(f"{target}: no such file or directory")
+            raise WorkspaceError(f"{target}: no such file or directory", path=target)
     for workspace, members in files.items():
         results.append(
             check_paths(members, workspace, None, select, ignore, fix=fix, unsafe_fixes=unsafe_fixes)

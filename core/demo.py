@@ -128,7 +128,8 @@ def find_example() -> Path:
         return candidate
     raise WorkspaceError(
         f"the example workspace examples/{EXAMPLE} was not found next to the installed package ({candidate}); "
-        "run the demo from a source checkout (`make demo`, or `pip install -e .`)"
+        "run the demo from a source checkout (`make demo`, or `pip install -e .`)",
+        path=candidate,
     )
 
 
@@ -143,7 +144,9 @@ def _prepare_target(directory: Path | None) -> Path:
         return Path(tempfile.mkdtemp(prefix="proctor-demo-")) / "churn"
     target = directory.resolve()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise WorkspaceError(f"demo directory {str(target)!r} is not empty: give a new or empty directory")
+        raise WorkspaceError(
+            f"demo directory {str(target)!r} is not empty: give a new or empty directory", path=target
+        )
     return target
 
 
@@ -200,7 +203,9 @@ def _holdout_dir(target: Path) -> Path:
     """Next to the workspace, never inside it: `<name>-holdout`."""
     holdout = target.with_name(f"{target.name}-holdout")
     if holdout.exists():
-        raise WorkspaceError(f"the demo keeps its hold-out labels in {str(holdout)!r}, which already exists")
+        raise WorkspaceError(
+            f"the demo keeps its hold-out labels in {str(holdout)!r}, which already exists", path=holdout
+        )
     return holdout
 
 
@@ -252,7 +257,7 @@ def _ensure_metric_module(suite: Path) -> str:
     """The name of the metric function in `<suite>/metrics.py` (what a planted `.pyc` replaces)."""
     module = suite / f"{METRIC_MODULE}.py"
     if not module.is_file():
-        raise WorkspaceError(f"{module}: the demo needs the example's suite-local metric module")
+        raise WorkspaceError(f"{module}: the demo needs the example's suite-local metric module", path=module)
     return _metric_function(ast.parse(module.read_text(encoding="utf-8")), module)
 
 
@@ -260,7 +265,9 @@ def _metric_function(tree: ast.Module, path: Path) -> str:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.lower().startswith(METRIC_FUNCTION_PREFIXES):
             return node.name
-    raise WorkspaceError(f"{path}: no metric function (a top-level function named auc*/metric*/score*)")
+    raise WorkspaceError(
+        f"{path}: no metric function (a top-level function named auc*/metric*/score*)", path=path
+    )
 
 
 # ------------------------------------------------------------------------------------- the run

@@ -2,19 +2,20 @@
 
 ProctorError                              anything the CLI turns into one line and exit 2
 ├── ConfigError(path, line, key, problem) proctor.toml / [tool.proctor] is invalid (CF001)
-├── WorkspaceError                        missing workspace, unreadable or binary file
+├── WorkspaceError(message, path)         missing workspace, unreadable or binary file
 ├── GitError(message, argv, returncode, stderr)
 │                                         a git command failed or a ref does not exist
-├── RunnerError                           the evaluator could not be started at all
-├── InterpreterError                      the configured or found Python cannot be used
+├── RunnerError(message, argv, cwd)       the evaluator could not be started at all
+├── InterpreterError(message, program)    the configured or found Python cannot be used
 ├── IntegrityError(message, code)         a launch or a guard is refused (e.g. IN006 stale result.json)
-├── RegistryError                         the evaluation registry is malformed or a version boundary was crossed
-├── CampaignError                         a campaign cannot start or resume
+├── RegistryError(message, path)          the evaluation registry is malformed or a version boundary was crossed
+├── CampaignError(message, path)          a campaign cannot start or resume
 │   └── IterationEvaluationError          the external evaluator failed under policy `raise` (also a RuntimeError)
 │       └── IterationEvaluationValidationError   it returned malformed metrics, directions or metadata
-├── JudgeError                            the judge cannot run (bad endpoint, unknown price, ...)
-├── JobQueueError                         a queue URL names no queue, or the queue cannot be reached
-├── StateDirError                         the state directory (.proctor/ or PROCTOR_STATE_DIR) cannot be written
+├── JudgeError(message, url, status, model, path, line)
+│                                         the judge cannot run (bad endpoint, unknown price, unreadable items)
+├── JobQueueError(message, url)           a queue URL names no queue, or the queue cannot be reached
+├── StateDirError(message, path)          the state directory (.proctor/ or PROCTOR_STATE_DIR) cannot be written
 ├── IncompleteProtocol(brief, missing)    `proctor init`: the brief's protocol misses fields the evaluator needs
 ├── SettingsError(variable, problem)      the GitHub App: one environment variable is missing or invalid
 └── WebhookRejected(status, reason)       the GitHub App: a delivery refused with that HTTP status
@@ -29,13 +30,64 @@ Locked(path, api)                         the GitHub App dashboard asked for wit
 
 Private control-flow signals (`_Terminated` in the evaluator flow analysis, `_Stop` in the process reaper,
 `_Invalid` in the LSP settings reader) stay in their modules. An error that crosses an edge carries what its
-catcher needs as attributes; its `str()` is the one line a user reads.
+catcher needs as keyword attributes (None or empty where a raise site has nothing to say, e.g. a config value
+that is out of range); its `str()` is the one line a user reads. URLs and command lines are stored with their
+secrets redacted (`redact_url`, `redact_argv`): an error may be logged, shown in a check run or kept in a
+checkpoint, and a password in a queue URL or a token on a command line must not travel with it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from core.secrets import looks_secret
+
+REDACTED = "***"
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)
+
+
+def _secret_name(name: str) -> bool:
+    """A query parameter or `--flag` whose name says it holds a credential (`--api-key`, `?access_token=`)."""
+    return looks_secret(name.lstrip("-").replace("-", "_"))
+
+
+def redact_url(url: str) -> str:
+    """`url` without its user-info or secret-named query values (redis://:pw@host → redis://***@host)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, tail = rest.partition("/")
+    if "@" in authority:
+        rest = f"{REDACTED}@{authority.rsplit('@', 1)[1]}{slash}{tail}"
+    parts = urlsplit(f"{scheme}{sep}{rest}")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if not any(_secret_name(key) for key, _ in pairs):
+        return f"{scheme}{sep}{rest}"
+    query = urlencode([(key, REDACTED if _secret_name(key) else value) for key, value in pairs], safe="*")
+    return urlunsplit(parts._replace(query=query))
+
+
+def redact_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    """`argv` with URLs redacted and the value of every secret-named `--flag=value` (and `--flag value`) hidden."""
+    shown: list[str] = []
+    hide_next = False
+    for arg in argv:
+        name, eq, _ = arg.partition("=")
+        if hide_next:
+            shown.append(REDACTED)
+        elif eq and name.startswith("-") and _secret_name(name):
+            shown.append(f"{name}={REDACTED}")
+        else:
+            shown.append(_URL.sub(lambda found: redact_url(found.group(0)), arg))
+        hide_next = not eq and arg.startswith("-") and _secret_name(arg)
+    return tuple(shown)
+
+
+def _optional_path(path: Path | str | None) -> Path | None:
+    return None if path is None else Path(path)
 
 
 class ProctorError(Exception):
@@ -53,7 +105,11 @@ class ConfigError(ProctorError):
 
 
 class WorkspaceError(ProctorError):
-    pass
+    """A workspace file or directory is missing, unreadable or not what Proctor expected; `path` is it."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.path = _optional_path(path)
 
 
 class GitError(ProctorError):
@@ -70,11 +126,21 @@ class GitError(ProctorError):
 
 
 class RunnerError(ProctorError):
-    pass
+    """The evaluator could not be started: `argv` is the command as far as it was built (secrets redacted; empty
+    when the command itself could not be parsed), `cwd` the directory it was to run in."""
+
+    def __init__(self, message: str, *, argv: Sequence[str] = (), cwd: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.argv = redact_argv(argv)
+        self.cwd = _optional_path(cwd)
 
 
 class InterpreterError(ProctorError):
-    """The configured or found interpreter cannot be used."""
+    """The configured or found interpreter cannot be used; `program` is the one tried (None: none was found)."""
+
+    def __init__(self, message: str, *, program: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.program = _optional_path(program)
 
 
 class IntegrityError(ProctorError):
@@ -86,11 +152,19 @@ class IntegrityError(ProctorError):
 
 
 class RegistryError(ProctorError):
-    pass
+    """The evaluation registry cannot be used; `path` is the registry file when one was read."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.path = _optional_path(path)
 
 
 class CampaignError(ProctorError):
-    pass
+    """A campaign cannot start or resume; `path` is the repository, checkpoint or file behind it, if any."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.path = _optional_path(path)
 
 
 class IterationEvaluationError(CampaignError, RuntimeError):
@@ -102,15 +176,41 @@ class IterationEvaluationValidationError(IterationEvaluationError):
 
 
 class JudgeError(ProctorError):
-    pass
+    """The judge cannot run. At the HTTP edge: `url` (redacted), the HTTP `status` when the endpoint answered,
+    the `model` asked for; at the file edge: the items or labels `path` and its 1-based `line`."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str | None = None,
+        status: int | None = None,
+        model: str | None = None,
+        path: Path | str | None = None,
+        line: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.url = None if url is None else redact_url(url)
+        self.status = status
+        self.model = model
+        self.path = _optional_path(path)
+        self.line = line
 
 
 class JobQueueError(ProctorError):
-    """A queue URL that names no queue, or a queue that cannot be reached."""
+    """A queue URL that names no queue, or a queue that cannot be reached; `url` is it, password redacted."""
+
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = None if url is None else redact_url(url)
 
 
 class StateDirError(ProctorError):
-    """The state directory cannot be written."""
+    """The state directory cannot be written; `path` is the directory tried."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        super().__init__(message)
+        self.path = _optional_path(path)
 
 
 class IncompleteProtocol(ProctorError):

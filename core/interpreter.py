@@ -125,7 +125,9 @@ def _probe(program: str, source: str, root: Path | None, env: Mapping[str, str])
     try:
         key = (os.path.abspath(program), os.stat(program).st_mtime, cwd)
     except OSError as exc:
-        raise InterpreterError(f"the evaluator's Python {program} cannot be used: {exc.strerror}") from None
+        raise InterpreterError(
+            f"the evaluator's Python {program} cannot be used: {exc.strerror}", program=program
+        ) from None
     with _cache_lock:
         hit = _cache.get(key)
     if hit is not None and all(_mtime(d) == t for d, t in hit[1]):
@@ -166,11 +168,11 @@ def _ask(program: str, cwd: str, env: Mapping[str, str]) -> dict[str, Any]:
         )
     except subprocess.TimeoutExpired:
         raise InterpreterError(
-            f"the evaluator's Python {program} did not answer within {PROBE_TIMEOUT_S:.0f} s"
+            f"the evaluator's Python {program} did not answer within {PROBE_TIMEOUT_S:.0f} s", program=program
         ) from None
     except OSError as exc:
         raise InterpreterError(
-            f"the evaluator's Python {program} cannot run: {exc.strerror or exc}"
+            f"the evaluator's Python {program} cannot run: {exc.strerror or exc}", program=program
         ) from None
     lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
     try:
@@ -179,7 +181,9 @@ def _ask(program: str, cwd: str, env: Mapping[str, str]) -> dict[str, Any]:
     except (IndexError, ValueError, AssertionError):
         tail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         why = tail[-1] if tail else f"exit {done.returncode}"
-        raise InterpreterError(f"the evaluator's Python {program} is not a working Python 3: {why}") from None
+        raise InterpreterError(
+            f"the evaluator's Python {program} is not a working Python 3: {why}", program=program
+        ) from None
     return data
 
 

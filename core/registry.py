@@ -187,22 +187,24 @@ def load_registry(workspace: Path) -> list[RegistryEntry]:
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as exc:
-        raise RegistryError(f"{path}: cannot read the registry: {exc}") from None
+        raise RegistryError(f"{path}: cannot read the registry: {exc}", path=path) from None
     try:
         raw = json.loads(text)
     except ValueError as exc:
-        raise RegistryError(f"{path}: not valid JSON ({exc})") from None
+        raise RegistryError(f"{path}: not valid JSON ({exc})", path=path) from None
     if not isinstance(raw, list):
-        raise RegistryError(f"{path}: the registry must be a JSON list, found {type(raw).__name__}")
+        raise RegistryError(
+            f"{path}: the registry must be a JSON list, found {type(raw).__name__}", path=path
+        )
     entries = [RegistryEntry.from_json(item, f"{path} [{index}]") for index, item in enumerate(raw)]
     seen: set[str] = set()
     for index, entry in enumerate(entries, start=1):
         if entry.version != index:
             raise RegistryError(
-                f"{path}: versions must run 1, 2, 3...; entry {index} has version {entry.version}"
+                f"{path}: versions must run 1, 2, 3...; entry {index} has version {entry.version}", path=path
             )
         if entry.evaluator_id in seen:
-            raise RegistryError(f"{path}: evaluator_id {entry.evaluator_id} is registered twice")
+            raise RegistryError(f"{path}: evaluator_id {entry.evaluator_id} is registered twice", path=path)
         seen.add(entry.evaluator_id)
     return entries
 

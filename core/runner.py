@@ -83,16 +83,21 @@ def build_argv(
     return [*argv, *extra_args]
 
 
-def _resolve_program(program: str, cwd: Path, path: str) -> str:
+def _resolve_program(argv: Sequence[str], cwd: Path, path: str) -> str:
     """Fail before starting when the program does not exist (the same error for every sandbox level)."""
+    program = argv[0]
     if os.sep in program:
         candidate = Path(program) if os.path.isabs(program) else cwd / program
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return program
-        raise RunnerError(f"evaluator program {program!r} does not exist or is not executable (in {cwd})")
+        raise RunnerError(
+            f"evaluator program {program!r} does not exist or is not executable (in {cwd})",
+            argv=argv,
+            cwd=cwd,
+        )
     found = shutil.which(program, path=path)
     if found is None:
-        raise RunnerError(f"evaluator program {program!r} not found on PATH")
+        raise RunnerError(f"evaluator program {program!r} not found on PATH", argv=argv, cwd=cwd)
     return found
 
 
@@ -124,14 +129,14 @@ def run_evaluator(
     choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox)
     cwd = Path(cwd)
     if not cwd.is_dir():
-        raise RunnerError(f"cannot run the evaluator: directory {str(cwd)!r} does not exist")
+        raise RunnerError(f"cannot run the evaluator: directory {str(cwd)!r} does not exist", cwd=cwd)
     interpreter = interpreter or proctor_interpreter()
     argv = build_argv(command, extra_args, interpreter)
     layout = RunLayout(Path(tempfile.mkdtemp(prefix="proctor-run-")))
     session: RunSession | None = None
     try:
         env = scrubbed_env(extra_env, scratch=layout.scratch, pycache=layout.pycache, interpreter=interpreter)
-        argv[0] = _resolve_program(argv[0], cwd, env["PATH"])
+        argv[0] = _resolve_program(argv, cwd, env["PATH"])
         preexec = rlimits_preexec(timeout_s, memory_limit_mb)  # only setrlimit calls: fork-safe
         session = RunSession.open(
             layout,

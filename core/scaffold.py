@@ -60,9 +60,11 @@ def scaffold_evaluator(
     try:
         text = brief_path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise WorkspaceError(f"{brief_path}: no brief (write one with a `Measured by` line first)") from None
+        raise WorkspaceError(
+            f"{brief_path}: no brief (write one with a `Measured by` line first)", path=brief_path
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise WorkspaceError(f"{brief_path}: cannot read: {exc}") from None
+        raise WorkspaceError(f"{brief_path}: cannot read: {exc}", path=brief_path) from None
     protocol = parse_brief(text).protocol
     if protocol is None:
         raise IncompleteProtocol(brief_rel, ["Measured by line"])
@@ -71,7 +73,7 @@ def scaffold_evaluator(
     entry = evaluator_entry(config) or f"{config.evaluation_dir}/evaluate.py"
     target = workspace / entry
     if target.exists() and not force:
-        raise WorkspaceError(f"{target} already exists (use --force to overwrite it)")
+        raise WorkspaceError(f"{target} already exists (use --force to overwrite it)", path=target)
     metric = _metric(protocol)
     notes: list[str] = []
     data_path, train_path = _data_paths(protocol, config, brief_rel)
@@ -207,11 +209,13 @@ def _label_column(data: Path, notes: list[str], label: str | None) -> str:
         notes.append(f"{data.name} not found: the label column is assumed to be `{chosen}` (use --label)")
         return chosen
     if not header:
-        raise WorkspaceError(f"{data}: empty data file, cannot find the label column")
+        raise WorkspaceError(f"{data}: empty data file, cannot find the label column", path=data)
     if label is not None:
         if label not in header:
             columns = ", ".join(header)
-            raise WorkspaceError(f"{data}: no column {label!r} for --label; the columns are: {columns}")
+            raise WorkspaceError(
+                f"{data}: no column {label!r} for --label; the columns are: {columns}", path=data
+            )
         return label
     notes.append(f"label column: `{header[-1]}` (the last column; use --label to choose another)")
     return header[-1]

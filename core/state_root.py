@@ -49,6 +49,7 @@ def ensure_writable(repo: Path) -> Path:
             reason = exc.strerror or type(exc).__name__
             raise StateDirError(
                 f"cannot write Proctor's state to {directory} ({reason}): point it at a writable directory "
-                f"with --state-dir DIR or {ENV}=DIR"
+                f"with --state-dir DIR or {ENV}=DIR",
+                path=directory,
             ) from None
     return target

@@ -108,10 +108,10 @@ def read_history(repo: Path) -> list[dict[str, Any]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise CampaignError(
-            f"{path}: not a readable experiment history ({exc}); move it away to start afresh"
+            f"{path}: not a readable experiment history ({exc}); move it away to start afresh", path=path
         ) from None
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
-        raise CampaignError(f"{path}: expected a JSON list of experiment records")
+        raise CampaignError(f"{path}: expected a JSON list of experiment records", path=path)
     return data
 
 

@@ -227,11 +227,11 @@ def save_state(repo: Path, state: CampaignState) -> None:
 def load_state(repo: Path, campaign_id: str) -> CampaignState:
     path = state_path(repo, campaign_id)
     if not path.is_file():
-        raise CampaignError(f"no campaign {campaign_id!r} to resume: {path} does not exist")
+        raise CampaignError(f"no campaign {campaign_id!r} to resume: {path} does not exist", path=path)
     try:
         return CampaignState.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise CampaignError(f"{path}: not a valid campaign checkpoint ({exc})") from None
+        raise CampaignError(f"{path}: not a valid campaign checkpoint ({exc})", path=path) from None
 
 
 def latest_campaign(repo: Path) -> str:
@@ -249,7 +249,7 @@ def latest_campaign(repo: Path) -> str:
             except (OSError, UnicodeDecodeError, ValueError):
                 continue
     if not found:
-        raise CampaignError(f"nothing to resume: no campaign checkpoint under {root}")
+        raise CampaignError(f"nothing to resume: no campaign checkpoint under {root}", path=root)
     return max(found)[1]
 
 

@@ -27,7 +27,7 @@ def init(
     from core.scaffold import scaffold_evaluator
 
     if not workspace.is_dir():
-        raise WorkspaceError(f"{workspace}: no such workspace directory")
+        raise WorkspaceError(f"{workspace}: no such workspace directory", path=workspace)
     config = load_config(workspace).config
     try:
         made = scaffold_evaluator(workspace, config, brief=brief, label=label, force=force)

@@ -129,7 +129,7 @@ def registry_register(
     from core.registry import head, register
 
     if not repo.is_dir():
-        raise WorkspaceError(f"workspace {str(repo)!r} does not exist or is not a directory")
+        raise WorkspaceError(f"workspace {str(repo)!r} does not exist or is not a directory", path=repo)
     config = load_config(repo).config
     refuse_stale_result(repo, config)
     before = head(repo)

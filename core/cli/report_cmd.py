@@ -39,11 +39,13 @@ def report(
     from core.state_root import proctor_dir
 
     if not repo.is_dir():
-        raise CampaignError(f"repository {str(repo)!r} does not exist")
+        raise CampaignError(f"repository {str(repo)!r} does not exist", path=repo)
     try:
         root = Path(run_git(repo, "rev-parse", "--show-toplevel").strip()).resolve()
     except GitError:
-        raise CampaignError(f"{str(repo)!r} is not a git repository (campaigns live in one)") from None
+        raise CampaignError(
+            f"{str(repo)!r} is not a git repository (campaigns live in one)", path=repo
+        ) from None
     if campaign_id is not None:
         from core.campaign.engine import load_result
         from core.report.campaign_render import render_html
@@ -72,4 +74,6 @@ def _write(target: Path, text: str) -> None:
     try:
         atomic_write_text(target, text)
     except OSError as exc:
-        raise CampaignError(f"cannot write the report to {str(target)!r}: {exc.strerror or exc}") from None
+        raise CampaignError(
+            f"cannot write the report to {str(target)!r}: {exc.strerror or exc}", path=target
+        ) from None

@@ -38,7 +38,9 @@ def register(app: typer.Typer) -> None:
         from core.verify import verify_workspace
 
         if not workspace.is_dir():
-            raise WorkspaceError(f"workspace {str(workspace)!r} does not exist or is not a directory")
+            raise WorkspaceError(
+                f"workspace {str(workspace)!r} does not exist or is not a directory", path=workspace
+            )
         loaded = load_config(workspace)
         report = verify_workspace(workspace, loaded.config, runs=runs, sandbox=loaded.config.campaign.sandbox)
         typer.echo(render_json(report) if output is VerifyFormat.json else render_text(report))

@@ -37,7 +37,7 @@ def worker(
     ] = None,
 ) -> None:
     """Take jobs from the queue one at a time and run them; SIGTERM or Ctrl-C stops after the current one."""
-    from core.jobs.backend import redact
+    from core.errors import redact_url
     from core.jobs.queue import JobQueue
     from core.jobs.worker import serve, worker_id
 
@@ -53,6 +53,6 @@ def worker(
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    typer.echo(f"proctor worker {worker_id()} on {redact(queue)}", err=True)
+    typer.echo(f"proctor worker {worker_id()} on {redact_url(queue)}", err=True)
     ran = serve(jobs, stop, heartbeat_s=heartbeat, max_jobs=max_jobs)
     typer.echo(f"proctor worker stopped after {ran} job(s)", err=True)

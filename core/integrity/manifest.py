@@ -62,14 +62,16 @@ def scan(root: Path, *, skip_root_git: bool = False) -> dict[str, FileInfo]:
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
-            raise WorkspaceError(f"cannot read directory {directory}: {exc.strerror}") from None
+            raise WorkspaceError(
+                f"cannot read directory {directory}: {exc.strerror}", path=directory
+            ) from None
         for entry in entries:
             if skip_root_git and not prefix and entry.name == ".git":
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
-                raise WorkspaceError(f"cannot stat {entry.path}: {exc.strerror}") from None
+                raise WorkspaceError(f"cannot stat {entry.path}: {exc.strerror}", path=entry.path) from None
             kind = _kind(st.st_mode)
             parts = (*prefix, entry.name)
             if kind == "dir" and os.path.lexists(os.path.join(entry.path, ".git")):
@@ -88,7 +90,7 @@ def _hash_one(path: str, buffer: bytearray) -> str:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise WorkspaceError(f"cannot read {path}: {exc.strerror}") from None
+        raise WorkspaceError(f"cannot read {path}: {exc.strerror}", path=path) from None
     try:
         while True:
             count = os.readv(fd, [view])
@@ -142,9 +144,9 @@ def _check_suite_root(root: Path) -> None:
     if root.is_symlink():
         raise IntegrityError(f"the suite directory cannot be a symlink: {root}")
     if not root.exists():
-        raise WorkspaceError(f"suite directory does not exist: {root}")
+        raise WorkspaceError(f"suite directory does not exist: {root}", path=root)
     if not root.is_dir():
-        raise WorkspaceError(f"suite path is not a directory: {root}")
+        raise WorkspaceError(f"suite path is not a directory: {root}", path=root)
 
 
 def _manifest_from(root: Path, listing: Mapping[str, FileInfo], *, strict: bool) -> dict[str, str]:
@@ -187,7 +189,9 @@ def _manifest_files(root: str) -> list[tuple[str, ...]]:
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
-            raise WorkspaceError(f"cannot read directory {directory}: {exc.strerror}") from None
+            raise WorkspaceError(
+                f"cannot read directory {directory}: {exc.strerror}", path=directory
+            ) from None
         for entry in entries:
             name = entry.name
             if name in JUNK_DIRS:
@@ -202,7 +206,7 @@ def _manifest_files(root: str) -> list[tuple[str, ...]]:
                 elif entry.is_file(follow_symlinks=False) and not _is_junk_name(name):
                     files.append(parts)
             except OSError as exc:
-                raise WorkspaceError(f"cannot stat {entry.path}: {exc.strerror}") from None
+                raise WorkspaceError(f"cannot stat {entry.path}: {exc.strerror}", path=entry.path) from None
     if links:
         rel = "/".join(min(links))
         raise IntegrityError(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.errors import JobQueueError
+from core.errors import JobQueueError, redact_url
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 SQLITE_SCHEME = "sqlite:///"
@@ -27,26 +27,19 @@ def open_huey(url: str, name: str, *, results: bool = False, fsync: bool = True)
             import redis  # noqa: F401  (only to say which extra is missing)
         except ImportError:
             raise JobQueueError(
-                f"queue {url!r} needs the redis client: pip install 'proctor[redis]'"
+                f"queue {redact_url(url)!r} needs the redis client: pip install 'proctor[redis]'", url=url
             ) from None
         return RedisHuey(name, url=url, results=results)
     if url.startswith(SQLITE_SCHEME):
         path = Path(url[len(SQLITE_SCHEME) - 1 :])
         if not path.parent.is_dir():
-            raise JobQueueError(f"queue {url!r}: directory {str(path.parent)!r} does not exist")
+            raise JobQueueError(f"queue {url!r}: directory {str(path.parent)!r} does not exist", url=url)
         return SqliteHuey(name, filename=str(path), results=results, fsync=fsync)
     raise JobQueueError(
-        f"queue {url!r} is not a queue URL: expected redis://HOST:PORT/DB or sqlite:///ABSOLUTE/PATH"
+        f"queue {redact_url(url)!r} is not a queue URL: expected redis://HOST:PORT/DB or sqlite:///ABSOLUTE/PATH",
+        url=url,
     )
 
 
 def sqlite_url(path: Path) -> str:
     return SQLITE_SCHEME + str(path.resolve()).lstrip("/")
-
-
-def redact(url: str) -> str:
-    """The queue URL without a password (redis://:secret@host → redis://***@host)."""
-    scheme, sep, rest = url.partition("://")
-    if "@" not in rest:
-        return url
-    return f"{scheme}{sep}***@{rest.split('@', 1)[1]}"

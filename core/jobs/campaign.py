@@ -21,8 +21,7 @@ from pathlib import Path
 
 from core.campaign.model import CandidateRecord
 from core.campaign.worker import MeasureJob, measure
-from core.errors import JobQueueError, ProctorError
-from core.jobs.backend import redact
+from core.errors import JobQueueError, ProctorError, redact_url
 from core.jobs.queue import JobFailure, JobQueue, Outcome
 from core.treewalk import remove_tree
 
@@ -81,8 +80,9 @@ def _reaching(queue: JobQueue) -> Iterator[None]:
         raise
     except Exception as exc:  # redis-py's and sqlite3's own errors: no common base class to name
         raise JobQueueError(
-            f"queue {redact(queue.url)}: {type(exc).__name__}: {exc}; finished candidates are in the "
-            "checkpoint: continue with --resume"
+            f"queue {redact_url(queue.url)}: {type(exc).__name__}: {exc}; finished candidates are in the "
+            "checkpoint: continue with --resume",
+            url=queue.url,
         ) from exc
 
 

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.errors import JobQueueError
-from core.jobs.backend import open_huey, redact
+from core.errors import JobQueueError, redact_url
+from core.jobs.backend import open_huey
 
 DEFAULT_NAME = "proctor-jobs"
 LEASE_ENV = "PROCTOR_JOB_LEASE_S"
@@ -95,7 +95,7 @@ class JobQueue:
             self.storage.queue_size()
         except Exception as exc:  # redis-py's and sqlite3's own errors: no common base class to name
             raise JobQueueError(
-                f"queue {redact(self.url)} cannot be reached: {type(exc).__name__}: {exc}"
+                f"queue {redact_url(self.url)} cannot be reached: {type(exc).__name__}: {exc}", url=self.url
             ) from exc
 
     def _run_message(self, key: str, attempt: int) -> None:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from core.jobs.backend import redact
+from core.errors import redact_url
 from core.jobs.queue import JobFailure, JobQueue
 
 log = logging.getLogger("proctor.worker")
@@ -117,7 +117,10 @@ def serve(
             task = queue.huey.dequeue()
         except Exception as exc:  # the queue's server restarting: wait for it, as a service should
             log.warning(
-                "queue %s unreachable (%s: %s); retrying in 1 s", redact(queue.url), type(exc).__name__, exc
+                "queue %s unreachable (%s: %s); retrying in 1 s",
+                redact_url(queue.url),
+                type(exc).__name__,
+                exc,
             )
             stop.wait(1.0)
             continue

@@ -68,7 +68,7 @@ class JudgeCache:
                 " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, created_at REAL NOT NULL)"
             )
         except (OSError, sqlite3.Error) as exc:
-            raise JudgeError(f"{self.path}: cannot open the judge cache: {exc}") from None
+            raise JudgeError(f"{self.path}: cannot open the judge cache: {exc}", path=self.path) from None
         self._lock = threading.Lock()
 
     def get(self, key: str) -> CachedAnswer | None:

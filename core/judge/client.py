@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from core import secrets
-from core.errors import JudgeError, TransientFailure
+from core.errors import JudgeError, TransientFailure, redact_url
 from core.judge.cache import DEFAULT_CACHE_PATH
 from core.judge.metrics import METRICS
 from core.judge.prompts import Scale, parse_criteria, parse_scale
@@ -194,6 +194,17 @@ class ChatClient:
     def close(self) -> None:
         self._client.close()
 
+    def _refused(self, what: str, exc: BaseException, model: str) -> JudgeError:
+        """A request the endpoint will never take: one line naming the endpoint (redacted) and its HTTP status."""
+        url = redact_url(self.base_url)
+        status = getattr(exc, "status_code", None)
+        return JudgeError(
+            f"{url}: {what} ({_describe(exc)})",
+            url=url,
+            status=status if isinstance(status, int) else None,
+            model=model,
+        )
+
     def complete(
         self,
         messages: Sequence[Mapping[str, str]],
@@ -225,29 +236,26 @@ class ChatClient:
                 return self.complete(
                     messages, model=model, params=params, schema_name=schema_name, schema=schema
                 )
-            raise JudgeError(
-                f"{self.base_url}: the endpoint refused the request ({_describe(exc)})"
-            ) from None
+            raise self._refused("the endpoint refused the request", exc, model) from None
         except openai.AuthenticationError as exc:
-            raise JudgeError(
-                f"{self.base_url}: the endpoint refused the API key from {self.settings.api_key_env} ({_describe(exc)})"
+            raise self._refused(
+                f"the endpoint refused the API key from {self.settings.api_key_env}", exc, model
             ) from None
         except (openai.PermissionDeniedError, openai.NotFoundError) as exc:
-            raise JudgeError(
-                f"{self.base_url}: model {model!r} is not available ({_describe(exc)})"
-            ) from None
+            raise self._refused(f"model {model!r} is not available", exc, model) from None
         except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError) as exc:
             raise TransientFailure(_describe(exc)) from None
         except openai.APIStatusError as exc:
             if exc.status_code in (408, 409) or exc.status_code >= 500:
                 raise TransientFailure(_describe(exc)) from None
-            raise JudgeError(
-                f"{self.base_url}: the endpoint refused the request ({_describe(exc)})"
-            ) from None
+            raise self._refused("the endpoint refused the request", exc, model) from None
         except openai.APIConnectionError as exc:
-            raise JudgeError(f"cannot reach the judge endpoint {self.base_url}: {_describe(exc)}") from None
+            url = redact_url(self.base_url)
+            raise JudgeError(
+                f"cannot reach the judge endpoint {url}: {_describe(exc)}", url=url, model=model
+            ) from None
         except openai.OpenAIError as exc:
-            raise JudgeError(f"{self.base_url}: the request failed ({_describe(exc)})") from None
+            raise self._refused("the request failed", exc, model) from None
         return read_completion(text)
 
 

@@ -85,7 +85,8 @@ def price_for(model: str, overrides: Mapping[str, Sequence[float]] | None, *, fr
     if price is None:
         raise JudgeError(
             f"no price known for model {model!r}: add it to proctor.toml as [judge] prices = "
-            f'{{"{model}" = [usd_per_1M_input, usd_per_1M_output]}}, or declare a free endpoint (judge.free / --free)'
+            f'{{"{model}" = [usd_per_1M_input, usd_per_1M_output]}}, or declare a free endpoint (judge.free / --free)',
+            model=model,
         )
     return price
 

@@ -323,13 +323,18 @@ def item_from_mapping(obj: Mapping[str, Any], default_id: str) -> Item:
     return Item(id=str(raw_id), input=obj["input"], output=obj["output"], reference=reference)
 
 
+def _bad_line(path: Path, line: int, problem: str) -> JudgeError:
+    """The error for one bad line of an items or labels file: `path:line: problem`, with both as fields."""
+    return JudgeError(f"{path}:{line}: {problem}", path=path, line=line)
+
+
 def _read_text(path: Path, what: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise JudgeError(f"{path}: {what} file not found") from None
+        raise JudgeError(f"{path}: {what} file not found", path=path) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise JudgeError(f"{path}: cannot read the {what} file: {exc}") from None
+        raise JudgeError(f"{path}: cannot read the {what} file: {exc}", path=path) from None
 
 
 def load_items(path: Path) -> list[Item]:
@@ -342,19 +347,19 @@ def load_items(path: Path) -> list[Item]:
         try:
             obj = json.loads(line)
         except ValueError as exc:
-            raise JudgeError(f"{path}:{number}: not valid JSON ({exc.args[0].split(':')[0]})") from None
+            raise _bad_line(path, number, f"not valid JSON ({exc.args[0].split(':')[0]})") from None
         if not isinstance(obj, dict):
-            raise JudgeError(f"{path}:{number}: expected a JSON object, found {type(obj).__name__}")
+            raise _bad_line(path, number, f"expected a JSON object, found {type(obj).__name__}")
         try:
             item = item_from_mapping(obj, f"line-{number}")
         except ValueError as exc:
-            raise JudgeError(f"{path}:{number}: {exc}") from None
+            raise _bad_line(path, number, str(exc)) from None
         if item.id in seen:
-            raise JudgeError(f"{path}:{number}: duplicate id {item.id!r} (first on line {seen[item.id]})")
+            raise _bad_line(path, number, f"duplicate id {item.id!r} (first on line {seen[item.id]})")
         seen[item.id] = number
         items.append(item)
     if not items:
-        raise JudgeError(f"{path}: no items (expected JSON lines with `input` and `output`)")
+        raise JudgeError(f"{path}: no items (expected JSON lines with `input` and `output`)", path=path)
     return items
 
 
@@ -366,7 +371,7 @@ def load_labels(path: Path) -> dict[str, float]:
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
         if reader.fieldnames is None or not {"id", "score"} <= {f.strip() for f in reader.fieldnames}:
-            raise JudgeError(f"{path}:1: the CSV header must have `id` and `score` columns")
+            raise _bad_line(path, 1, "the CSV header must have `id` and `score` columns")
         for number, row in enumerate(reader, start=2):
             clean = {str(k).strip(): v for k, v in row.items() if k is not None}
             rows.append((number, clean.get("id"), clean.get("score")))
@@ -377,27 +382,27 @@ def load_labels(path: Path) -> dict[str, float]:
             try:
                 obj = json.loads(line)
             except ValueError:
-                raise JudgeError(f"{path}:{number}: not valid JSON") from None
+                raise _bad_line(path, number, "not valid JSON") from None
             if not isinstance(obj, dict) or "id" not in obj or "score" not in obj:
-                raise JudgeError(f"{path}:{number}: expected an object with `id` and `score`")
+                raise _bad_line(path, number, "expected an object with `id` and `score`")
             rows.append((number, obj["id"], obj["score"]))
     for number, raw_id, raw_score in rows:
         if raw_id is None or isinstance(raw_id, bool) or str(raw_id).strip() == "":
-            raise JudgeError(f"{path}:{number}: missing `id`")
+            raise _bad_line(path, number, "missing `id`")
         try:
             if isinstance(raw_score, bool):
                 raise ValueError
             score = float(raw_score)
         except (TypeError, ValueError):
-            raise JudgeError(f"{path}:{number}: `score` must be a number, found {raw_score!r}") from None
+            raise _bad_line(path, number, f"`score` must be a number, found {raw_score!r}") from None
         if not math.isfinite(score):
-            raise JudgeError(f"{path}:{number}: `score` must be finite, found {raw_score!r}")
+            raise _bad_line(path, number, f"`score` must be finite, found {raw_score!r}")
         key = str(raw_id).strip()
         if key in labels:
-            raise JudgeError(f"{path}:{number}: duplicate id {key!r}")
+            raise _bad_line(path, number, f"duplicate id {key!r}")
         labels[key] = score
     if not labels:
-        raise JudgeError(f"{path}: no labels")
+        raise JudgeError(f"{path}: no labels", path=path)
     return labels
 
 

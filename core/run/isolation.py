@@ -93,13 +93,14 @@ def resolve_holdout(configured: str, workspace: Path) -> str:
     if not path.is_absolute():
         path = Path(workspace) / path  # relative to the workspace root, e.g. "../churn-holdout"
     if not path.is_dir():
-        raise WorkspaceError(f"{where} {raw!r} is not a directory")
+        raise WorkspaceError(f"{where} {raw!r} is not a directory", path=path)
     real = Path(os.path.realpath(path))
     root = Path(os.path.realpath(workspace))
     if real == root or root in real.parents or real in root.parents:
         raise WorkspaceError(
             f"{where} {raw!r} is inside the workspace {str(root)!r} (or contains it): keep hold-out data "
-            "outside, where a candidate's sandbox cannot reach it"
+            "outside, where a candidate's sandbox cannot reach it",
+            path=real,
         )
     return str(real)
 

@@ -91,7 +91,7 @@ def namespace_argv(mechanism: str, plan: MountPlan, argv: Sequence[str]) -> list
     """The full command line that runs `argv` in fresh pid, ipc, mount (and net, user) namespaces under `plan`."""
     program = shutil.which(mechanism)
     if program is None:
-        raise RunnerError(f"sandbox mechanism {mechanism!r} is not installed")
+        raise RunnerError(f"sandbox mechanism {mechanism!r} is not installed", argv=argv)
     if mechanism == "bwrap":
         return [program, *_bwrap_args(plan), "--", *argv]
     if mechanism == "unshare":
@@ -112,7 +112,7 @@ def namespace_argv(mechanism: str, plan: MountPlan, argv: Sequence[str]) -> list
             "--",
             *argv,
         ]
-    raise RunnerError(f"unknown sandbox mechanism {mechanism!r}: expected unshare or bwrap")
+    raise RunnerError(f"unknown sandbox mechanism {mechanism!r}: expected unshare or bwrap", argv=argv)
 
 
 def _bwrap_args(plan: MountPlan) -> list[str]:

@@ -244,7 +244,7 @@ def launch(
             close_fds=True,
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        raise RunnerError(f"cannot start the evaluator {argv[0]!r}: {exc}") from None
+        raise RunnerError(f"cannot start the evaluator {argv[0]!r}: {exc}", argv=full, cwd=cwd) from None
     try:
         out, err, timed_out, duration = collect(proc, started + timeout_s, started)
     finally:

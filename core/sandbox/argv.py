@@ -62,7 +62,7 @@ def sandbox_argv(
     if not choice.read_only_fs:
         program = shutil.which(choice.mechanism)
         if program is None:
-            raise RunnerError(f"sandbox mechanism {choice.mechanism!r} is not installed")
+            raise RunnerError(f"sandbox mechanism {choice.mechanism!r} is not installed", argv=argv, cwd=cwd)
         return [*namespace_prefix(choice.mechanism, program), *argv]
     if plan is None:
         writable = [os.path.realpath(cwd), os.path.realpath(scratch)]

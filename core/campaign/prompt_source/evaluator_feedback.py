@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.atomic import atomic_write_json
 from core.campaign.prompt_source.task_model import ENV_API_KEY
-from core.errors import JudgeError
+from core.errors import JudgeError, redact_url
 
 if TYPE_CHECKING:
     from core.judge import JudgeRun
@@ -98,7 +98,12 @@ def _post_feedback(url: str, document: dict[str, Any]) -> None:
         with urllib.request.urlopen(request, timeout=30) as reply:
             reply.read()
     except OSError as exc:
-        raise JudgeError(f"could not hand the feedback to the campaign ({url}): {exc}") from None
+        status = getattr(exc, "code", None)  # urllib's HTTPError: the proxy answered with this status
+        raise JudgeError(
+            f"could not hand the feedback to the campaign ({redact_url(url)}): {exc}",
+            url=url,
+            status=status if isinstance(status, int) else None,
+        ) from None
 
 
 def parse_feedback(raw: bytes) -> PromptFeedback | None:
