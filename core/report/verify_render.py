@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.verify import VerifyReport
+    from core.verify.report import VerifyReport
 
 __all__ = ["render_json", "render_text"]
 
