@@ -22,6 +22,7 @@ from core.errors import JudgeError, redact_url
 
 if TYPE_CHECKING:
     from core.judge import JudgeRun
+    from core.judge.run import ItemResult, SampleResult
 
 FEEDBACK_SCHEMA = 1
 FEEDBACK_LIMIT_BYTES = 8 * 1024 * 1024
@@ -46,29 +47,7 @@ def write_feedback(
     path: Path | str, run: JudgeRun | None, *, spent_usd: float, budget_exhausted: bool
 ) -> None:
     """The evaluator's report to the campaign. `run` must be the search split's: it is what the teacher reads."""
-    items = []
-    if run is not None:
-        for result in run.items:
-            if not result.judged:
-                continue
-            items.append(
-                {
-                    "id": result.item.id,
-                    "input": result.item.input[:TEXT_EXCERPT],
-                    "output": result.item.output[:TEXT_EXCERPT],
-                    "reference": (result.item.reference or "")[:TEXT_EXCERPT] or None,
-                    "score": result.score,
-                    "parse_failures": result.parse_failures,
-                    "samples": [
-                        {
-                            "score": s.score,
-                            "criteria": dict(s.criteria),
-                            "reasoning": s.reasoning[:TEXT_EXCERPT],
-                        }
-                        for s in result.samples
-                    ],
-                }
-            )
+    items = [_item_json(result) for result in run.items if result.judged] if run is not None else []
     document = {
         "schema": FEEDBACK_SCHEMA,
         "split": "search",
@@ -85,6 +64,21 @@ def write_feedback(
         _post_feedback(target, document)
     else:
         atomic_write_json(Path(path), document)
+
+
+def _item_json(result: ItemResult) -> dict[str, Any]:
+    return {
+        "id": result.item.id,
+        "input": result.item.input[:TEXT_EXCERPT],
+        "output": result.item.output[:TEXT_EXCERPT],
+        "reference": (result.item.reference or "")[:TEXT_EXCERPT] or None,
+        "score": result.score,
+        "parse_failures": result.parse_failures,
+        "samples": [
+            {"score": s.score, "criteria": dict(s.criteria), "reasoning": s.reasoning[:TEXT_EXCERPT]}
+            for s in result.samples
+        ],
+    }
 
 
 def _post_feedback(url: str, document: dict[str, Any]) -> None:
@@ -125,7 +119,6 @@ def _number(value: Any) -> float | None:
 
 def _feedback_from_json(data: Any) -> PromptFeedback | None:
     from core.judge import JudgeRun, JudgeSettings
-    from core.judge.run import Item, ItemResult, SampleResult
     from core.judge.stats import MeanSE
 
     if not isinstance(data, dict) or data.get("schema") != FEEDBACK_SCHEMA:
@@ -135,45 +128,11 @@ def _feedback_from_json(data: Any) -> PromptFeedback | None:
     raw = data.get("run")
     if not isinstance(raw, dict):
         return PromptFeedback(max(spent or 0.0, 0.0), exhausted, None)
-    results = []
-    for index, entry in enumerate(raw.get("items") or []):
-        if not isinstance(entry, dict):
-            continue
-        samples = tuple(
-            SampleResult(
-                index=n,
-                rotation="",
-                score=_number(s.get("score")),
-                criteria={str(k): v for k, v in (s.get("criteria") or {}).items() if _number(v) is not None},
-                reasoning=str(s.get("reasoning") or "")[:TEXT_EXCERPT],
-                cached=False,
-                cost_usd=0.0,
-            )
-            for n, s in enumerate(entry.get("samples") or [])
-            if isinstance(s, dict)
-        )
-        reference = entry.get("reference")
-        item = Item(
-            id=str(entry.get("id", index)),
-            input=str(entry.get("input", ""))[:TEXT_EXCERPT],
-            output=str(entry.get("output", ""))[:TEXT_EXCERPT],
-            reference=str(reference)[:TEXT_EXCERPT] if reference is not None else None,
-        )
-        score = _number(entry.get("score"))
-        failures = entry.get("parse_failures")
-        results.append(
-            ItemResult(
-                item=item,
-                judged=True,
-                samples=samples,
-                llm_score=score,
-                deterministic=None,
-                score=score,
-                parse_failures=failures if isinstance(failures, int) and failures >= 0 else 0,
-                cost_usd=0.0,
-                cached=False,
-            )
-        )
+    results = [
+        _result_from_json(index, entry)
+        for index, entry in enumerate(raw.get("items") or [])
+        if isinstance(entry, dict)
+    ]
     run = JudgeRun(
         settings=JudgeSettings(cache_path=None),
         items=results,
@@ -189,3 +148,46 @@ def _feedback_from_json(data: Any) -> PromptFeedback | None:
         last_problem=None,
     )
     return PromptFeedback(max(spent or 0.0, 0.0), exhausted, run)
+
+
+def _result_from_json(index: int, entry: dict[str, Any]) -> ItemResult:
+    """One judged item as the teacher will read it, every text cut to `TEXT_EXCERPT`."""
+    from core.judge.run import Item, ItemResult
+
+    samples = tuple(
+        _sample_from_json(n, s) for n, s in enumerate(entry.get("samples") or []) if isinstance(s, dict)
+    )
+    reference = entry.get("reference")
+    item = Item(
+        id=str(entry.get("id", index)),
+        input=str(entry.get("input", ""))[:TEXT_EXCERPT],
+        output=str(entry.get("output", ""))[:TEXT_EXCERPT],
+        reference=str(reference)[:TEXT_EXCERPT] if reference is not None else None,
+    )
+    score = _number(entry.get("score"))
+    failures = entry.get("parse_failures")
+    return ItemResult(
+        item=item,
+        judged=True,
+        samples=samples,
+        llm_score=score,
+        deterministic=None,
+        score=score,
+        parse_failures=failures if isinstance(failures, int) and failures >= 0 else 0,
+        cost_usd=0.0,
+        cached=False,
+    )
+
+
+def _sample_from_json(n: int, sample: dict[str, Any]) -> SampleResult:
+    from core.judge.run import SampleResult
+
+    return SampleResult(
+        index=n,
+        rotation="",
+        score=_number(sample.get("score")),
+        criteria={str(k): v for k, v in (sample.get("criteria") or {}).items() if _number(v) is not None},
+        reasoning=str(sample.get("reasoning") or "")[:TEXT_EXCERPT],
+        cached=False,
+        cost_usd=0.0,
+    )
