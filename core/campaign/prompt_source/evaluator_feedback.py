@@ -107,7 +107,7 @@ def parse_feedback(raw: bytes) -> PromptFeedback | None:
             return None
         data = json.loads(raw.decode("utf-8"), parse_constant=lambda _c: None)
         return _feedback_from_json(data)
-    except (UnicodeDecodeError, ValueError, TypeError, KeyError, RecursionError):
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
 
 
