@@ -8,7 +8,7 @@ position encoding (UTF-16 code units unless the client offered utf-8 or utf-32).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from core.diagnostics import Diagnostic
 
 SOURCE = "proctor"
+MEMO_LIMIT = 8192  # converted diagnostics kept per converter (a few documents' worth)
 UTF8 = types.PositionEncodingKind.Utf8.value
 UTF16 = types.PositionEncodingKind.Utf16.value
 UTF32 = types.PositionEncodingKind.Utf32.value
@@ -100,6 +101,11 @@ class DiagnosticConverter:
     lines_of: LinesOf
     related_support: bool = False
     code_description_support: bool = False
+    # (diagnostic, the lines it sits on) -> its LSP form: most of a lint's diagnostics are the last lint's,
+    # so the same objects are handed out again (the protocol serializes each object once, `DiagnosticJson`).
+    _memo: dict[tuple[object, ...], types.Diagnostic] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def to_lsp(self, diagnostic: Diagnostic, lines: Sequence[str]) -> types.Diagnostic:
         """One diagnostic of the document whose `lines` these are."""
@@ -126,7 +132,28 @@ class DiagnosticConverter:
         )
 
     def all_to_lsp(self, diagnostics: Iterable[Diagnostic], lines: Sequence[str]) -> list[types.Diagnostic]:
-        return [self.to_lsp(d, lines) for d in diagnostics]
+        return [self.memoized(d, lines) for d in diagnostics]
+
+    def memoized(self, diagnostic: Diagnostic, lines: Sequence[str]) -> types.Diagnostic:
+        """`to_lsp`, the same object again while the diagnostic and the text of its lines are unchanged
+        (related locations in other files are read again every time)."""
+        if self.related_support and diagnostic.related:
+            return self.to_lsp(diagnostic, lines)
+        start, end = max(diagnostic.range.start.line, 0), max(diagnostic.range.end.line, 0)
+        past_end = bool(lines) and max(start, end) >= len(lines)
+        key = (
+            diagnostic,
+            _line(lines, start),
+            _line(lines, end),
+            len(lines) if past_end else -1,
+            lines[-1] if past_end else "",
+        )
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) >= MEMO_LIMIT:
+                self._memo.clear()
+            found = self._memo[key] = self.to_lsp(diagnostic, lines)
+        return found
 
 
 def to_lsp_text_edit(edit: TextEdit, lines: Sequence[str], encoding: str) -> types.TextEdit:

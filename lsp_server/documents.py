@@ -71,20 +71,34 @@ class Document:
             line, position.character, encoding, to_client=False
         )
 
+    def _offset_below(self, line: int, line_start: int, position: types.Position, encoding: str) -> int:
+        """`offset_at` for a position at or below `line`, which starts at offset `line_start`."""
+        lines, ends = self.lines, self._terminators()
+        if position.line >= len(lines):
+            return len(self.text)
+        if position.line < line:
+            return self.offset_at(position, encoding)
+        below = (
+            line_start
+            + sum(map(len, lines[line : position.line]))
+            + sum(map(len, ends[line : position.line]))
+        )
+        return below + convert_column(lines[position.line], position.character, encoding, to_client=False)
+
     def apply_change(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> None:
         if not isinstance(change, types.TextDocumentContentChangePartial):
             self.text = change.text
             self._lines = self._ends = None
             return
         lines, ends = self.lines, self._terminators()
-        start = self.offset_at(change.range.start, encoding)
-        end = max(start, self.offset_at(change.range.end, encoding))
-        self.text = self.text[:start] + change.text + self.text[end:]
         # Re-split only the edited lines, from the line before them (a "\r" ending it may now meet a "\n").
         edited = min(change.range.start.line, len(lines) - 1)
         last = max(min(change.range.end.line, len(lines) - 1), edited)
         first = max(edited - 1, 0)
-        window_start = self._line_start(first)
+        window_start = self._line_start(first)  # the one sum over the lines above the edit
+        start = self._offset_below(first, window_start, change.range.start, encoding)
+        end = max(start, self._offset_below(first, window_start, change.range.end, encoding))
+        self.text = self.text[:start] + change.text + self.text[end:]
         window_end = (
             window_start + sum(map(len, lines[first : last + 1])) + sum(map(len, ends[first : last + 1]))
         )

@@ -139,6 +139,7 @@ class Engine:
         self.roots: dict[Path, Root] = {}
         self._root_of_dir: dict[Path, Path] = {}
         self._results: dict[str, LintResult] = {}
+        self._converters: dict[tuple[object, ...], convert.DiagnosticConverter] = {}
 
     # -- workspaces -------------------------------------------------------------------------------------
 
@@ -202,15 +203,20 @@ class Engine:
         return uri
 
     def converter(self, root: Root) -> convert.DiagnosticConverter:
-        """Diagnostics of `root`'s documents as this client sees them."""
+        """Diagnostics of `root`'s documents as this client sees them (one converter, and its memo, per
+        workspace and client)."""
         client = self.client
-        return convert.DiagnosticConverter(
-            client.encoding,
-            self.uri_of(root),
-            self.lines_of(root),
-            related_support=client.related_information,
-            code_description_support=client.code_description,
-        )
+        key = (root.path, client.encoding, client.related_information, client.code_description)
+        found = self._converters.get(key)
+        if found is None:
+            found = self._converters[key] = convert.DiagnosticConverter(
+                client.encoding,
+                self.uri_of(root),
+                self.lines_of(root),
+                related_support=client.related_information,
+                code_description_support=client.code_description,
+            )
+        return found
 
     def lines_of(self, root: Root) -> Callable[[str], Sequence[str]]:
         def lines(relpath: str) -> Sequence[str]:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import logging
+from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any, Protocol, cast
 
+import attrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -14,9 +20,11 @@ from lsp_server.documents import DocumentStore
 from lsp_server.engine import Engine
 from lsp_server.idle_gc import IdleCollector
 
-__all__ = ["Host", "ProctorProtocol"]
+__all__ = ["DiagnosticJson", "Host", "ProctorProtocol"]
 
 log = logging.getLogger(__name__)
+
+_WRITES: set[asyncio.Future[Any]] = set()
 
 
 class Host(Protocol):
@@ -25,6 +33,30 @@ class Host(Protocol):
     docs: DocumentStore
     engine: Engine
     idle_gc: IdleCollector
+
+
+class DiagnosticJson:
+    """The JSON text of each LSP diagnostic object, made once. The engine hands out the same objects while a
+    diagnostic and its lines are unchanged (`DiagnosticConverter.memoized`), so a push or a pull answer costs
+    a join instead of converting and dumping every diagnostic again on every keystroke."""
+
+    def __init__(self, unstructure: Callable[[Any], object], limit: int = 8192) -> None:
+        self._unstructure = unstructure
+        self._limit = limit
+        self._texts: dict[int, tuple[types.Diagnostic, str]] = {}  # id -> (the object, kept alive; its text)
+
+    def array(self, items: Sequence[types.Diagnostic]) -> str:
+        return "[" + ",".join(map(self._text, items)) + "]"
+
+    def _text(self, item: types.Diagnostic) -> str:
+        found = self._texts.get(id(item))
+        if found is not None and found[0] is item:
+            return found[1]
+        text = json.dumps(self._unstructure(item))
+        if len(self._texts) >= self._limit:
+            self._texts.clear()
+        self._texts[id(item)] = (item, text)
+        return text
 
 
 class ProctorProtocol(LanguageServerProtocol):
@@ -58,6 +90,50 @@ class ProctorProtocol(LanguageServerProtocol):
         """`value` as pygls serializes it for the client (the first call per type builds the converter)."""
         return self._converter.unstructure(value)
 
+    @cached_property
+    def diagnostic_json(self) -> DiagnosticJson:
+        return DiagnosticJson(self._converter.unstructure)
+
+    def publish_diagnostics(self, uri: str, items: Sequence[types.Diagnostic], version: int | None) -> None:
+        """`textDocument/publishDiagnostics`, the same JSON pygls would send, from each diagnostic's cached text."""
+        version_field = "" if version is None else f',"version":{int(version)}'
+        params = (
+            f'{{"uri":{json.dumps(uri)},"diagnostics":{self.diagnostic_json.array(items)}{version_field}}}'
+        )
+        method = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        self._write_body(f'{{"method":"{method}","params":{params},"jsonrpc":"{self.VERSION}"}}')
+
+    def _diagnostic_report(self, msg_id: Any, report: types.RelatedFullDocumentDiagnosticReport) -> None:
+        """The answer to a pull, as pygls would write it, with the items from their cached text."""
+        self._result_types.pop(msg_id, None)
+        rest = cast(dict[str, Any], self._converter.unstructure(attrs.evolve(report, items=[])))
+        rest.pop("items", None)
+        fields = json.dumps(rest)[1:]  # '"kind": "full", ...}' or '}'
+        result = '{"items":' + self.diagnostic_json.array(report.items) + ("," if rest else "") + fields
+        self._write_body(f'{{"id":{json.dumps(msg_id)},"jsonrpc":"{self.VERSION}","result":{result}}}')
+
+    def _write_body(self, body: str) -> None:
+        """What pygls' `_send_data` does once it has the JSON text: the headers, the write, its errors."""
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        data = body.encode(self.CHARSET)
+        if self._include_headers:
+            header = f"Content-Length: {len(data)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            data = header.encode(self.CHARSET) + data
+        try:
+            written = self.writer.write(data)
+            if inspect.isawaitable(written):  # an async transport: keep the write alive until it is done
+                task = asyncio.ensure_future(written)
+                _WRITES.add(task)
+                task.add_done_callback(_WRITES.discard)
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError")
+            raise
+        except Exception as error:
+            log.exception("Error sending data")
+            self._server._report_server_error(error, JsonRpcInternalError)
+
     def handle_message(self, msg: Any) -> None:
         self.host.idle_gc.poke()
         super().handle_message(msg)
@@ -70,6 +146,9 @@ class ProctorProtocol(LanguageServerProtocol):
             computed = json.loads(json.dumps(self._converter.unstructure(result))) if error is None else None
             if computed != early[1]:
                 log.error("initialize was answered early with %s, pygls computed %s", early[1], computed)
+            return
+        if error is None and isinstance(result, types.RelatedFullDocumentDiagnosticReport):
+            self._diagnostic_report(msg_id, result)
             return
         super()._send_response(msg_id, result, error)
 

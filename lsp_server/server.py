@@ -59,6 +59,7 @@ class ProctorServer(LanguageServer):
         self.publisher.after_publish = self._after_publish
         self.idle_gc = IdleCollector()
         self._extra_pushed: dict[str, str] = {}
+        self._registry_uris: dict[Path, str] = {}
         self._refresh_pending = False
         self._said: set[str] = set()
         self.shutting_down = False
@@ -145,9 +146,13 @@ class ProctorServer(LanguageServer):
         self.publisher.publish(uri)
 
     def _push(self, uri: str, items: list[types.Diagnostic], version: int | None) -> None:
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version)
-        )
+        protocol = self.protocol
+        if isinstance(protocol, ProctorProtocol):
+            protocol.publish_diagnostics(uri, items, version)
+        else:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version)
+            )
 
     def _after_publish(self, uri: str) -> None:
         result = self.engine.cached(uri)
@@ -192,7 +197,11 @@ class ProctorServer(LanguageServer):
         """IN002/IN005 with no open suite document go to the registry file; it is pushed only while it is
         not open (an open document gets them from its own lint, pulled or pushed)."""
         relpath = integrity.REGISTRY_FILE
-        uri = self.engine.uri_of(root)(relpath)
+        uri = self._registry_uris.get(root.path)
+        if uri is None:
+            uri = self._registry_uris[root.path] = self.engine.uri_of(root)(relpath)
+        if not root.tree_findings and uri not in self._extra_pushed:
+            return  # nothing to show and nothing shown: the common case, on every push
         if self.docs.get(uri) is not None:
             if self._extra_pushed.pop(uri, None) is not None:
                 self.text_document_publish_diagnostics(
