@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.campaign.prompt_source import commit_rewrite, optimize, read_prompt, scoreboard, split_feedback
+from core.campaign.prompt_source import commit_rewrite, optimize, read_prompt, scoreboard
 from github_app import hygiene
 from github_app.feedback import PROMPT_EVENT
 from github_app.feedback_store import ApiKey, FeedbackStore
@@ -118,10 +118,10 @@ def run_prompt_job(job: PromptJob, ctx: JobContext) -> None:
         log.warning("%s: the default branch no longer declares task %r", job.repo, job.task)
         return
     _record(ctx, job, status="running", head_sha=branch.commit)
-    split = split_feedback(FeedbackStore(ctx.store.engine).upto(job.repo, task.name, job.last_id))
+    feedback = FeedbackStore(ctx.store.engine).upto(job.repo, task.name, job.last_id)
     prompt = read_prompt(branch.mirror, branch.commit, task.prompt_file)
     with Judge.open(judge_settings(branch.config, task, ctx.data_dir)) as judge:
-        outcome = optimize(judge, task, prompt, split)
+        outcome = optimize(judge, task, prompt, feedback)
     board = scoreboard(outcome, job.campaign_id, branch.commit, job.branch)
     delivered = _deliver(ctx, job, task, outcome, branch.mirror, branch.commit) if outcome.best else None
     board["delivery"] = delivered.outcome if delivered is not None else None

@@ -199,11 +199,17 @@ def pick(
 
 
 def optimize(
-    judge: Judge, task: PromptTaskConfig, prompt: str, split: Split, rewrites: int = REWRITES
+    judge: Judge,
+    task: PromptTaskConfig,
+    prompt: str,
+    logged: Sequence[LoggedFeedback],
+    rewrites: int = REWRITES,
 ) -> Optimization:
-    """Measure the current prompt, ask the teacher for rewrites, measure them, pick the winner."""
+    """Split the feedback, measure the current prompt on the hold-out, ask the teacher (search items only) for
+    rewrites, measure them, pick the winner."""
     from core.judge.teacher import propose_rewrites
 
+    split = split_feedback(logged)
     baseline = measure(judge, "current", prompt, split.holdout)
     candidates: list[Measured] = []
     stop = ""
