@@ -6,7 +6,7 @@ starts (several app workers on one PostgreSQL) take turns: a transaction-scoped 
 file lock beside a SQLite file.
 
 A new table or column: add a revision in versions/ (copy the newest), set `HEAD` to it; the test
-tests/github_app/test_store_migrations.py fails until the migrated schema matches store.py's models.
+tests/github_app/test_store_migrations.py fails until the migrated schema matches github_app/store/models.py.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, create_engine, text
 
 from github_app.migrations import HEAD, alembic_config, current_revision
-from github_app.store import CheckRunRow, NewJob, Store, _Base, engine_url
+from github_app.store import NewJob, Store, engine_url
+from github_app.store.models import Base, CheckRunRow
 from tests import servers
 
 postgres_server, postgres_url = servers.postgres_server, servers.postgres_url
@@ -64,7 +65,7 @@ def _models() -> MetaData:
     from github_app import feedback_store
 
     merged = MetaData()
-    for metadata in (_Base.metadata, feedback_store._Base.metadata):
+    for metadata in (Base.metadata, feedback_store._Base.metadata):
         for table in metadata.tables.values():
             table.to_metadata(merged)
     return merged
@@ -117,7 +118,7 @@ def test_migrations_run_twice_change_nothing(tmp_path: Path) -> None:
 def test_a_db_made_by_a_newer_create_all_without_migrations_is_adopted(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'app.db'}"
     engine = create_engine(url)
-    _Base.metadata.create_all(engine)
+    Base.metadata.create_all(engine)
     with engine.begin() as conn:
         conn.execute(
             CheckRunRow.__table__.insert().values(
