@@ -363,40 +363,18 @@ def load_items(path: Path) -> list[Item]:
     return items
 
 
+_LabelRow = tuple[int, Any, Any]  # (line number, raw id, raw score)
+
+
 def load_labels(path: Path) -> dict[str, float]:
     """Human scores by id, from JSONL `{id, score}` lines or a CSV with `id` and `score` columns."""
     text = _read_text(path, "labels")
+    rows = _csv_label_rows(text, path) if path.suffix.lower() == ".csv" else _jsonl_label_rows(text, path)
     labels: dict[str, float] = {}
-    rows: list[tuple[int, Any, Any]] = []
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        if reader.fieldnames is None or not {"id", "score"} <= {f.strip() for f in reader.fieldnames}:
-            raise _bad_line(path, 1, "the CSV header must have `id` and `score` columns")
-        for number, row in enumerate(reader, start=2):
-            clean = {str(k).strip(): v for k, v in row.items() if k is not None}
-            rows.append((number, clean.get("id"), clean.get("score")))
-    else:
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise _bad_line(path, number, "not valid JSON") from None
-            if not isinstance(obj, dict) or "id" not in obj or "score" not in obj:
-                raise _bad_line(path, number, "expected an object with `id` and `score`")
-            rows.append((number, obj["id"], obj["score"]))
     for number, raw_id, raw_score in rows:
         if raw_id is None or isinstance(raw_id, bool) or str(raw_id).strip() == "":
             raise _bad_line(path, number, "missing `id`")
-        try:
-            if isinstance(raw_score, bool):
-                raise ValueError
-            score = float(raw_score)
-        except (TypeError, ValueError):
-            raise _bad_line(path, number, f"`score` must be a number, found {raw_score!r}") from None
-        if not math.isfinite(score):
-            raise _bad_line(path, number, f"`score` must be finite, found {raw_score!r}")
+        score = _label_score(raw_score, path, number)
         key = str(raw_id).strip()
         if key in labels:
             raise _bad_line(path, number, f"duplicate id {key!r}")
@@ -404,6 +382,45 @@ def load_labels(path: Path) -> dict[str, float]:
     if not labels:
         raise JudgeError(f"{path}: no labels", path=path)
     return labels
+
+
+def _csv_label_rows(text: str, path: Path) -> list[_LabelRow]:
+    reader = csv.DictReader(text.splitlines())
+    if reader.fieldnames is None or not {"id", "score"} <= {f.strip() for f in reader.fieldnames}:
+        raise _bad_line(path, 1, "the CSV header must have `id` and `score` columns")
+    rows: list[_LabelRow] = []
+    for number, row in enumerate(reader, start=2):
+        clean = {str(k).strip(): v for k, v in row.items() if k is not None}
+        rows.append((number, clean.get("id"), clean.get("score")))
+    return rows
+
+
+def _jsonl_label_rows(text: str, path: Path) -> list[_LabelRow]:
+    rows: list[_LabelRow] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise _bad_line(path, number, "not valid JSON") from None
+        if not isinstance(obj, dict) or "id" not in obj or "score" not in obj:
+            raise _bad_line(path, number, "expected an object with `id` and `score`")
+        rows.append((number, obj["id"], obj["score"]))
+    return rows
+
+
+def _label_score(raw: Any, path: Path, number: int) -> float:
+    """A finite number; a bool is not one (JSON `true` would otherwise read as 1.0)."""
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        score = float(raw)
+    except (TypeError, ValueError):
+        raise _bad_line(path, number, f"`score` must be a number, found {raw!r}") from None
+    if not math.isfinite(score):
+        raise _bad_line(path, number, f"`score` must be finite, found {raw!r}")
+    return score
 
 
 def check_labels(labels: Mapping[str, float], scale: Scale, *, source: str = "labels") -> None:

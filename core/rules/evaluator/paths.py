@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from core.rules.evaluator.context import EvaluatorContext
@@ -153,37 +153,36 @@ def _call_path(ctx: EvaluatorContext, call: ast.Call, depth: int) -> PathValue:
     name = ctx.call_name(call)
     if name in ("os.getcwd", "pathlib.Path.cwd"):
         return PathValue(True, "")
-    if name in PATH_CTORS:
+    if name in PATH_CTORS or name == "os.path.join":
         if not call.args:
-            return PathValue(True, "")
-        value = resolve_path(ctx, call.args[0], depth + 1)
-        for arg in call.args[1:]:
-            value = _join(value, resolve_path(ctx, arg, depth + 1))
-        return value
-    if name == "os.path.join":
-        if not call.args:
-            return UNKNOWN
-        value = resolve_path(ctx, call.args[0], depth + 1)
-        for arg in call.args[1:]:
-            value = _join(value, resolve_path(ctx, arg, depth + 1))
-        return value
+            return PathValue(True, "") if name in PATH_CTORS else UNKNOWN
+        return _joined(ctx, resolve_path(ctx, call.args[0], depth + 1), call.args[1:], depth)
     if name == "os.path.dirname" and call.args:
         return _dirname(resolve_path(ctx, call.args[0], depth + 1))
     if isinstance(call.func, ast.Attribute):
-        method = call.func.attr
-        if method in PATH_SAME_METHODS and not call.args:
-            return resolve_path(ctx, call.func.value, depth + 1)
-        if method in PATH_RENAMES and len(call.args) == 1 and not call.keywords:
-            return _rename(
-                method,
-                resolve_path(ctx, call.func.value, depth + 1),
-                resolve_path(ctx, call.args[0], depth + 1),
-            )
-        if call.func.attr == "joinpath":
-            value = resolve_path(ctx, call.func.value, depth + 1)
-            for arg in call.args:
-                value = _join(value, resolve_path(ctx, arg, depth + 1))
-            return value
+        return _method_path(ctx, call, call.func, depth)
+    return UNKNOWN
+
+
+def _joined(ctx: EvaluatorContext, base: PathValue, parts: Sequence[ast.expr], depth: int) -> PathValue:
+    """`base` joined with each part in turn (`Path(a, b)`, `os.path.join(a, b)`, `p.joinpath(a, b)`)."""
+    value = base
+    for part in parts:
+        value = _join(value, resolve_path(ctx, part, depth + 1))
+    return value
+
+
+def _method_path(ctx: EvaluatorContext, call: ast.Call, func: ast.Attribute, depth: int) -> PathValue:
+    """A path method: `.resolve()` and kin keep the path, `.with_name(x)` and kin rename, `.joinpath()` joins."""
+    method = func.attr
+    if method in PATH_SAME_METHODS and not call.args:
+        return resolve_path(ctx, func.value, depth + 1)
+    if method in PATH_RENAMES and len(call.args) == 1 and not call.keywords:
+        return _rename(
+            method, resolve_path(ctx, func.value, depth + 1), resolve_path(ctx, call.args[0], depth + 1)
+        )
+    if method == "joinpath":
+        return _joined(ctx, resolve_path(ctx, func.value, depth + 1), call.args, depth)
     return UNKNOWN
 
 

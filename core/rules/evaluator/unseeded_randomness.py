@@ -243,38 +243,52 @@ def seed_calls(ctx: EvaluatorContext) -> list[SeedCall]:
     return out
 
 
-def _classify(ctx: EvaluatorContext, call: ast.Call) -> tuple[str, str, str] | None:
+_Kind = tuple[str, str, str]  # (family, label, kind)
+
+
+def _classify(ctx: EvaluatorContext, call: ast.Call) -> _Kind | None:
     """(family, label, kind) for a random call; kind is global, ctor, keyword or unseedable."""
     name = ctx.call_name(call)
     if name is None:
-        func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "sample" and _pandas_sample(call):
-            if _random_state_set(call):
-                return None
-            return "numpy", ".sample()", "keyword"
-        return None
+        return _method_sample(call)
     parts = name.split(".")
     last = parts[-1]
     if name.startswith("random.") and len(parts) == 2:
-        if last in RANDOM_FUNCS:
-            return "random", name, "global"
-        if last == "Random" and _no_seed_arg(call, "x"):
-            return "random", name, "ctor"
-        if last == "SystemRandom":
-            return "random", name, "unseedable"
-        return None
+        return _stdlib_random(call, name, last)
     if name.startswith("numpy.random.") and len(parts) == 3:
-        if last in NUMPY_CTORS:
-            return ("numpy", name, "ctor") if _no_seed_arg(call, "seed") else None
-        if last not in NUMPY_NOT_GLOBAL:
-            return "numpy", name, "global"
-        return None
+        return _numpy_random(call, name, last)
     if name.startswith("torch.") and len(parts) == 2 and last in TORCH_FUNCS:
         return None if keyword(call, "generator") is not None else ("torch", name, "global")
     if name == "torch.utils.data.random_split" and keyword(call, "generator") is None:
         return "torch", name, "global"
     if name.startswith("sklearn.") and _sklearn_random(ctx, call, last):
         return "sklearn", last, "keyword"
+    return None
+
+
+def _method_sample(call: ast.Call) -> _Kind | None:
+    """`df.sample(n=...)` on something the names do not resolve (a pandas frame) without `random_state`."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "sample" and _pandas_sample(call):
+        return None if _random_state_set(call) else ("numpy", ".sample()", "keyword")
+    return None
+
+
+def _stdlib_random(call: ast.Call, name: str, last: str) -> _Kind | None:
+    if last in RANDOM_FUNCS:
+        return "random", name, "global"
+    if last == "Random" and _no_seed_arg(call, "x"):
+        return "random", name, "ctor"
+    if last == "SystemRandom":
+        return "random", name, "unseedable"
+    return None
+
+
+def _numpy_random(call: ast.Call, name: str, last: str) -> _Kind | None:
+    if last in NUMPY_CTORS:
+        return ("numpy", name, "ctor") if _no_seed_arg(call, "seed") else None
+    if last not in NUMPY_NOT_GLOBAL:
+        return "numpy", name, "global"
     return None
 
 

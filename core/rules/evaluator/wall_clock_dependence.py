@@ -115,33 +115,38 @@ class _Taint:
         self.calls: dict[int, ast.Call] = {id(c): c for c in found}
         if not self.calls:
             return
-        assignments: list[tuple[Binding, ast.expr]] = []
-        for placed in ctx.placed:
-            for scope in placed.chunk.scope_index.scopes.values():
-                for bound in scope.bindings.values():
-                    assignments.extend((b, b.value) for b in bound if b.value is not None and b.kind in FLOWS)
+        assignments = _flowing_assignments(ctx)
         for _ in range(8):
-            changed = False
-            for binding, value in assignments:
-                origins = self.origins(value)
-                if binding.kind == "aug" and isinstance(binding.stmt, ast.AugAssign):
-                    origins |= self.origins(binding.stmt.target)
-                known = self.bindings.get(id(binding))
-                if known is None:
-                    known = self.bindings[id(binding)] = set()
-                if origins - known:
-                    known |= origins
-                    changed = True
-            for fname, func in ctx.functions.items():
-                returned: set[int] = set()
-                for node in walk_no_nested(func.body):
-                    if isinstance(node, ast.Return) and node.value is not None:
-                        returned |= self.origins(node.value)
-                if returned - self.functions.get(fname, set()):
-                    self.functions.setdefault(fname, set()).update(returned)
-                    changed = True
+            changed = self._flow_assignments(assignments)
+            changed = self._flow_returns() or changed
             if not changed:
                 break
+
+    def _flow_assignments(self, assignments: Sequence[tuple[Binding, ast.expr]]) -> bool:
+        """One pass of taint from values into the bindings they are assigned to; True when any grew."""
+        changed = False
+        for binding, value in assignments:
+            origins = self.origins(value)
+            if binding.kind == "aug" and isinstance(binding.stmt, ast.AugAssign):
+                origins |= self.origins(binding.stmt.target)
+            known = self.bindings.setdefault(id(binding), set())
+            if origins - known:
+                known |= origins
+                changed = True
+        return changed
+
+    def _flow_returns(self) -> bool:
+        """One pass of taint from `return` values into the local functions; True when any grew."""
+        changed = False
+        for fname, func in self.ctx.functions.items():
+            returned: set[int] = set()
+            for node in walk_no_nested(func.body):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    returned |= self.origins(node.value)
+            if returned - self.functions.get(fname, set()):
+                self.functions.setdefault(fname, set()).update(returned)
+                changed = True
+        return changed
 
     def _values(self, expr: ast.AST) -> Iterator[ast.AST]:
         """The nodes of `expr` whose values flow into its value (not the arguments of NAME_ONLY_CALLS)."""
@@ -170,7 +175,24 @@ class _Taint:
         return found
 
 
+def _flowing_assignments(ctx: EvaluatorContext) -> list[tuple[Binding, ast.expr]]:
+    """Every binding in the document whose value can carry taint, with that value."""
+    assignments: list[tuple[Binding, ast.expr]] = []
+    for placed in ctx.placed:
+        for scope in placed.chunk.scope_index.scopes.values():
+            for bound in scope.bindings.values():
+                assignments.extend((b, b.value) for b in bound if b.value is not None and b.kind in FLOWS)
+    return assignments
+
+
 def _sinks(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str]]:
+    """The expressions a wall-clock value must not reach, each with what it decides."""
+    yield from _score_sinks(ctx)
+    yield from _seed_sinks(ctx)
+    yield from _extent_sinks(ctx)
+
+
+def _score_sinks(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str]]:
     info = metric_of(ctx)
     if info is not None:
         for arg in info.call.args:
@@ -181,14 +203,19 @@ def _sinks(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str]]:
             for key, value in zip(found[1].keys, found[1].values, strict=True):
                 if key is not None and ctx.string_value(key) in ("score", "evaluation_output"):
                     yield value, "the score in result.json"
+
+
+def _seed_sinks(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str]]:
     for call in ctx.calls:
-        name = ctx.call_name(call)
-        if name in SEED_SINKS:
+        if ctx.call_name(call) in SEED_SINKS:
             for arg in (*call.args, *(kw.value for kw in call.keywords)):
                 yield arg, "a seed"
         for kw in call.keywords:
             if kw.arg in ("random_state", "seed"):
                 yield kw.value, "a seed"
+
+
+def _extent_sinks(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str]]:
     for node in ctx.nodes:
         if isinstance(node, ast.While):
             yield node.test, "a loop deciding how much is evaluated"
