@@ -4,7 +4,9 @@
 document into chunks, the incremental re-parse and the caches), `scopes` (bindings per scope, built from a
 chunk's statements without importing `chunks`), `document` (whole-document tables read through the chunks),
 `recorded` (typed lookups and tables whose lookups are recorded), `chunk_results` (what per-chunk rules found,
-and the last lint of each document), `flow` (the execution-order walk, over a `FlowSource` protocol). `core.rules.evaluator.context` assembles them into the API the rules call.
+and the last lint of each document), `flow` (the execution-order walk, over a `FlowSource` protocol),
+`exit_status` (what a local function's returned status decides in an `if`, for the walk).
+`core.rules.evaluator.context` assembles them into the API the rules call.
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ Starting at the module body, statements are walked in order and calls to functio
 followed (inlined) where they are called, so `main()` under `if __name__ == "__main__":` contributes its calls
 at that point. Each call carries where it sits: in a loop, an `except` handler, a branch that ends in an
 error exit, a `finally`. The branch path lets rules tell `if ...: A else: B` apart from `A; B`.
+
+Return values are followed as far as exit statuses go: after `code = main()` (or any local call whose result
+the same function or module body hands to `sys.exit`/`SystemExit`), where every `return` in the callee is an
+int constant or None, a branch the test sends only non-success statuses into (`if code != 0:`,
+`if code:`, the `else` of `if code == 0:`) is an error branch, like one that ends in `sys.exit(1)`: it runs
+only when `main` took an error path, so what it prints is not printed after the metric line.
 """
 
 from __future__ import annotations
@@ -15,10 +21,10 @@ from typing import Any, NamedTuple, Protocol
 
 from core.rules.evaluator.analysis.ast_utils import children, int_constant, walk_no_nested
 from core.rules.evaluator.analysis.chunks import Chunk
+from core.rules.evaluator.analysis.exit_status import EXIT_CALLS, StatusNames, head_stores, stored_names
 
 __all__ = ["EXIT_CALLS", "Flow", "FlowSource", "Step", "ends_abnormally", "exclusive", "is_error_exit"]
 
-EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 MAX_STEPS = 20_000
@@ -101,6 +107,7 @@ class Flow:
         self._stack: list[ast.AST] = []
         self._frames = 0
         self._calls_in: dict[int, list[ast.Call]] = {}
+        self._statuses = StatusNames(ctx)
         with contextlib.suppress(_Terminated):
             self._block(list(ctx.flow_body()), _Flags())
 
@@ -114,6 +121,7 @@ class Flow:
         flow._stack = []
         flow._frames = self._frames
         flow._calls_in = {}
+        flow._statuses = StatusNames(ctx)
         return flow
 
     def walk_unreached(self) -> None:
@@ -140,9 +148,11 @@ class Flow:
         """Walk one statement; True when it always leaves early. Compound statements by `_STATEMENTS`."""
         walker = _STATEMENTS.get(type(stmt))
         if walker is not None:
+            self._statuses.forget(head_stores(stmt), self._frame())
             return walker(self, stmt, flags)
         for child in children(stmt):
             self._expr(child, flags)
+        self._statuses.bind(stmt, self._frame(), self._frame_body, flags.path)
         if isinstance(stmt, ast.Return | ast.Raise):
             return True
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -171,11 +181,16 @@ class Flow:
 
     def _if(self, stmt: ast.If, flags: _Flags) -> bool:
         self._expr(stmt.test, flags)
-        body_done = self._branch(stmt, 0, stmt.body, flags)
-        else_done = self._branch(stmt, 1, stmt.orelse, flags) if stmt.orelse else False
+        on_success = self._statuses.on_success(stmt.test, self._frame(), flags.path)
+        body_done = self._branch(stmt, 0, stmt.body, flags, failure=on_success is False)
+        else_done = (
+            self._branch(stmt, 1, stmt.orelse, flags, failure=on_success is True) if stmt.orelse else False
+        )
         return body_done and else_done
 
     def _loop(self, stmt: ast.For | ast.AsyncFor | ast.While, flags: _Flags) -> bool:
+        # A later pass sees what the body binds: nothing bound in the loop holds a known status at its top.
+        self._statuses.forget(stored_names(stmt), self._frame())
         self._expr(stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test, flags)
         loop = _Flags(True, flags.in_handler, flags.error_branch, flags.in_finally, flags.path)
         self._block(stmt.body, loop)
@@ -208,8 +223,10 @@ class Flow:
             self._branch(stmt, number, case.body, flags)
         return False
 
-    def _branch(self, node: ast.AST, number: int, body: list[ast.stmt], flags: _Flags) -> bool:
-        error = flags.error_branch or self.ends_abnormally(body)
+    def _branch(
+        self, node: ast.AST, number: int, body: list[ast.stmt], flags: _Flags, *, failure: bool = False
+    ) -> bool:
+        error = flags.error_branch or failure or self.ends_abnormally(body)
         inner = _Flags(
             flags.in_loop, flags.in_handler, error, flags.in_finally, (*flags.path, (id(node), number))
         )
@@ -217,6 +234,16 @@ class Flow:
 
     def ends_abnormally(self, body: list[ast.stmt]) -> bool:
         return ends_abnormally(self.ctx, body)
+
+    # -- exit statuses held in names -----------------------------------------------------------------------
+
+    def _frame(self) -> int:
+        """The function being walked (0: the module body): names are per frame."""
+        return id(self._stack[-1]) if self._stack else 0
+
+    def _frame_body(self) -> list[ast.stmt]:
+        top = self._stack[-1] if self._stack else None
+        return top.body if isinstance(top, FunctionNode) else list(self.ctx.flow_body())
 
     # -- expressions ---------------------------------------------------------------------------------------
 
@@ -320,12 +347,7 @@ def _ends_abnormally(
         return False, False
     last = body[-1]
     if isinstance(last, ast.Raise):
-        exc = last.exc
-        if exc is not None and ctx.qualname(exc) == "SystemExit":
-            return False, False
-        if isinstance(exc, ast.Call) and ctx.call_name(exc) == "SystemExit":
-            return is_definite_error_exit(exc), False
-        return True, False
+        return _raise_is_abnormal(ctx, last), False
     if isinstance(last, ast.Return):
         code = int_constant(last.value)
         return code is not None and code != 0, False
@@ -338,23 +360,40 @@ def _ends_abnormally(
         else_ends, else_cut = _ends_abnormally(ctx, last.orelse, memo, stack)
         return else_ends, body_cut or else_cut
     if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
-        call = last.value
-        if ctx.call_name(call) in EXIT_CALLS:
-            return is_definite_error_exit(call), False
-        func = ctx.local_function(call)
-        if func is not None:
-            key = id(func)
-            if key in memo:
-                return memo[key], False
-            if key in stack:
-                return False, True
-            stack.add(key)
-            result, cut = _ends_abnormally(ctx, func.body, memo, stack)
-            stack.discard(key)
-            if not cut:
-                memo[key] = result
-            return result, cut
+        return _call_ends_abnormally(ctx, last.value, memo, stack)
     return False, False
+
+
+def _raise_is_abnormal(ctx: FlowSource, stmt: ast.Raise) -> bool:
+    """Any raise but `raise SystemExit` and `raise SystemExit(0)`-like exits."""
+    exc = stmt.exc
+    if exc is not None and ctx.qualname(exc) == "SystemExit":
+        return False
+    if isinstance(exc, ast.Call) and ctx.call_name(exc) == "SystemExit":
+        return is_definite_error_exit(exc)
+    return True
+
+
+def _call_ends_abnormally(
+    ctx: FlowSource, call: ast.Call, memo: dict[int, bool], stack: set[int]
+) -> tuple[bool, bool]:
+    """An error exit, or a local helper whose body ends abnormally (memoized when no cycle was cut)."""
+    if ctx.call_name(call) in EXIT_CALLS:
+        return is_definite_error_exit(call), False
+    func = ctx.local_function(call)
+    if func is None:
+        return False, False
+    key = id(func)
+    if key in memo:
+        return memo[key], False
+    if key in stack:
+        return False, True
+    stack.add(key)
+    result, cut = _ends_abnormally(ctx, func.body, memo, stack)
+    stack.discard(key)
+    if not cut:
+        memo[key] = result
+    return result, cut
 
 
 def _post_order(expr: ast.AST, kids: Mapping[int, list[ast.AST]]) -> list[ast.AST]:
