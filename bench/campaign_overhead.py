@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.campaign import engine as engine_module
-from core.campaign import run_campaign
+from core.campaign import CandidateRecord, run_campaign
+from core.campaign.recording import Recorder
 
 GIT_ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
@@ -80,22 +80,22 @@ class RecordTimer:
 
     def __init__(self) -> None:
         self.durations: dict[int, float] = {}
-        self._original = engine_module._Scheduler._finish
+        self._original = Recorder.finish
 
     def __enter__(self) -> RecordTimer:
         timer = self
         original = self._original
 
-        def timed(scheduler: engine_module._Scheduler, record: engine_module.CandidateRecord) -> None:
+        def timed(recorder: Recorder, record: CandidateRecord) -> None:
             started = time.perf_counter()
-            original(scheduler, record)
+            original(recorder, record)
             timer.durations[record.index] = time.perf_counter() - started
 
-        engine_module._Scheduler._finish = timed  # type: ignore[method-assign]
+        Recorder.finish = timed  # type: ignore[method-assign,assignment]
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        engine_module._Scheduler._finish = self._original  # type: ignore[method-assign]
+        Recorder.finish = self._original  # type: ignore[method-assign]
 
 
 def overhead(tmp: Path, count: int) -> None:

@@ -316,7 +316,7 @@ def run_demo(directory: Path | None = None, *, echo: Callable[[str], None] = pri
     echo(f"\n$ proctor campaign --repo {target} --deliver")
 
     def progress(event: object) -> None:
-        from core.campaign.engine import ProgressEvent
+        from core.campaign.recording import ProgressEvent
         from core.campaign.scoreboard import note_for
 
         if isinstance(event, ProgressEvent) and event.kind == "finished" and event.record is not None:

@@ -19,7 +19,7 @@ def workspace(data_dir: Path, repo: str) -> Path:
 
 def evaluator_ref(data_dir: Path, repo: str, evaluator_id: str) -> EvaluatorRef:
     """The registered version of `evaluator_id`; version 0 when it is not registered."""
-    from core.campaign.engine import evaluator_identity
+    from core.campaign.setup import evaluator_identity
 
     return evaluator_identity(workspace(data_dir, repo), evaluator_id)
 

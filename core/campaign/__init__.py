@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from core.campaign.engine import ProgressEvent, load_result, run_campaign
+from core.campaign.engine import load_result, run_campaign
 from core.campaign.external import (
     CandidateNode,
     IterationEvaluationContext,
@@ -14,6 +14,7 @@ from core.campaign.external import (
     IterationEvaluator,
 )
 from core.campaign.model import CampaignResult, CandidateRecord, FindingRecord
+from core.campaign.recording import ProgressEvent
 from core.errors import IterationEvaluationError, IterationEvaluationValidationError
 
 __all__ = [

@@ -46,7 +46,7 @@ class Baseline:
 def prepare_baseline(repo: Path, commit: str, work_root: Path, *, ref: str = "base") -> Baseline:
     """Materialize `commit` under `work_root` and read its config and suite; ProctorError when it cannot
     be a baseline (bad config, IN006 stale result.json, no suite, namespace sandbox unavailable)."""
-    from core.campaign.engine import _protocol
+    from core.campaign.setup import measurement_protocol
     from core.config import load_config
     from core.integrity.guard import refuse_stale_result
     from core.integrity.manifest import snapshot
@@ -63,7 +63,7 @@ def prepare_baseline(repo: Path, commit: str, work_root: Path, *, ref: str = "ba
     refuse_stale_result(directory, config)
     suite = snapshot(directory / config.evaluation_dir, config)
     sandbox = choose_sandbox(config.campaign.sandbox)
-    name, direction, _goal = _protocol(config, directory)
+    name, direction, _goal = measurement_protocol(config, directory)
     return Baseline(repo, ref, commit, directory, config, suite, sandbox, name, direction, work_root)
 
 

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from core.treewalk import remove_tree
@@ -63,3 +64,16 @@ def remove_orphans(temp_dir: Path | None = None) -> list[Path]:
                 remove_tree(child)
                 removed.append(child)
     return removed
+
+
+@contextlib.contextmanager
+def work_root(campaign_id: str) -> Iterator[Path]:
+    """A private work root for one campaign's materialized trees, removed when it ends; leftovers of killed
+    campaigns (marked) are removed first."""
+    remove_orphans()
+    path = make_work_root(campaign_id)
+    path.chmod(0o300)  # its entries have random names, and it cannot be listed (by anyone but root)
+    try:
+        yield path
+    finally:
+        remove_tree(path)

@@ -19,7 +19,7 @@ import typer
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from core.campaign.engine import ProgressEvent
+    from core.campaign.recording import ProgressEvent
 
 
 class OutputFormat(enum.StrEnum):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.campaign import run_campaign
-from core.campaign.engine import ProgressEvent
+from core.campaign.recording import ProgressEvent
 from core.jobs import JobQueue
 from tests import servers
 from tests.core.campaign.conftest import build_workspace, comparable, predict, scoreboard
