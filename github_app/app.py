@@ -52,8 +52,15 @@ class App:
         )
 
     def runner(self) -> JobRunner:
+        settings = self.settings
         return JobRunner(
-            self.store, self.queue, router, self.ports(), self.settings.data_dir, self.settings.public_url
+            self.store,
+            self.queue,
+            router,
+            self.ports(),
+            settings.data_dir,
+            settings.public_url,
+            settings.campaign_queue,
         )
 
     def work(self, stop: threading.Event) -> None:

@@ -181,10 +181,14 @@ def _measure(
     mirror = fetch_pull_request(pr, ctx)
     fetch_branches(mirror, pr.clone_url, ctx.gh.token())
     progress = _Progress(pr, ctx, check_id)
+    # With the App's Redis queue, `proctor worker`s measure; they read the commits from the mirror.
+    queue = ctx.campaign_queue or None
     if state_path(mirror, campaign_id).exists():
-        return run_campaign(mirror, resume=True, campaign_id=campaign_id, progress=progress)
+        return run_campaign(mirror, resume=True, campaign_id=campaign_id, progress=progress, queue=queue)
     source = _source(pr, ctx, mirror, iterations)
-    return run_campaign(mirror, baseline=pr.head_sha, campaign_id=campaign_id, progress=progress, **source)
+    return run_campaign(
+        mirror, baseline=pr.head_sha, campaign_id=campaign_id, progress=progress, queue=queue, **source
+    )
 
 
 def _source(pr: PullRequestRef, ctx: JobContext, mirror: Path, iterations: int | None) -> dict[str, Any]:

@@ -31,6 +31,7 @@ class JobContext:
     job_id: int
     public_url: str = ""
     attempt: int = 1
+    campaign_queue: str = ""  # a campaign's measurements go to this queue's `proctor worker`s ("" = locally)
 
 
 PortFactory = Callable[[int], GitHubPort]
@@ -51,9 +52,10 @@ class JobRunner:
         ports: PortFactory,
         data_dir: Path,
         public_url: str = "",
+        campaign_queue: str = "",
     ) -> None:
         self.store, self.queue, self.router, self.ports = store, queue, router, ports
-        self.data_dir, self.public_url = data_dir, public_url
+        self.data_dir, self.public_url, self.campaign_queue = data_dir, public_url, campaign_queue
 
     def recover(self) -> int:
         """Re-enqueue what was recorded and not finished (a restart after a crash or kill -9)."""
@@ -79,7 +81,13 @@ class JobRunner:
             return
         try:
             ctx = JobContext(
-                self.ports(installation), self.store, self.data_dir, job.id, self.public_url, job.attempts
+                self.ports(installation),
+                self.store,
+                self.data_dir,
+                job.id,
+                self.public_url,
+                job.attempts,
+                self.campaign_queue,
             )
             self.router.dispatch(event, ctx)
         except Exception as exc:  # any failure is this job's, retried later; the worker goes on

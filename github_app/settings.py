@@ -36,6 +36,14 @@ class Settings:
     def queue_file(self) -> Path:
         return self.data_dir / "queue.sqlite3"
 
+    @property
+    def campaign_queue(self) -> str:
+        """Where PR campaigns measure: the Redis queue when one is configured (its `proctor worker`s), else
+        "" (the App worker's own process pool, as with the default SQLite queue in the data dir)."""
+        from core.jobs import is_redis
+
+        return self.queue_url if is_redis(self.queue_url) else ""
+
 
 def _http_url(variable: str, value: str) -> str:
     parts = urlsplit(value)
