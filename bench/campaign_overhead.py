@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -26,32 +25,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _campaign_repos import commit_value_candidates
+
 from core.campaign import CandidateRecord, run_campaign
 from core.campaign.recording import Recorder
-
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True, text=True
-    ).stdout
 
 
 def make_repo(root: Path, candidates: int, work_s: float, *, entry_point: bool = True) -> Path:
     """A workspace whose evaluator runs solution/predict.py (which prints solution/value.txt) in a subprocess
     and prints `score: <that>` after `work_s` seconds; `entry_point` says whether the config names it."""
-    root.mkdir(parents=True)
-    git(root, "init", "--quiet", "--initial-branch=main")
-    (root / "kapso_evaluation").mkdir()
+    (root / "kapso_evaluation").mkdir(parents=True)
     (root / "kapso_evaluation" / "evaluate.py").write_text(
         "import subprocess, sys, time\n"
         f"time.sleep({work_s})\n"
@@ -65,13 +48,7 @@ def make_repo(root: Path, candidates: int, work_s: float, *, entry_point: bool =
     )
     entry = 'entry_point = "solution/predict.py"\n' if entry_point else ""
     (root / "proctor.toml").write_text(f'metric = "score"\ntimeout_s = 60\n{entry}')
-    git(root, "add", "--all")
-    git(root, "commit", "--quiet", "-m", "baseline")
-    for i in range(candidates):
-        git(root, "checkout", "--quiet", "-b", f"candidate/c{i:03d}", "main")
-        (root / "solution" / "value.txt").write_text(f"0.{i + 1:03d}\n")
-        git(root, "commit", "--quiet", "-am", f"candidate {i}")
-    git(root, "checkout", "--quiet", "main")
+    commit_value_candidates(root, candidates)
     return root
 
 

@@ -27,21 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _campaign_repos import commit_value_candidates  # noqa: E402
+
 from core.campaign import run_campaign  # noqa: E402
-
-GIT_ENV = {
-    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-}
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
 
 
 def make_repo(root: Path, candidates: int, work_s: float) -> Path:
@@ -54,14 +42,7 @@ def make_repo(root: Path, candidates: int, work_s: float) -> Path:
     )
     (root / "solution" / "value.txt").write_text("0.5\n")
     (root / "proctor.toml").write_text('metric = "score"\ntimeout_s = 120\n[campaign]\nsandbox = "process"\n')
-    git(root, "init", "--quiet", "--initial-branch=main")
-    git(root, "add", "--all")
-    git(root, "commit", "--quiet", "-m", "baseline")
-    for i in range(candidates):
-        git(root, "checkout", "--quiet", "-b", f"candidate/c{i:03d}", "main")
-        (root / "solution" / "value.txt").write_text(f"0.{i + 1:03d}\n")
-        git(root, "commit", "--quiet", "-am", f"candidate {i}")
-    git(root, "checkout", "--quiet", "main")
+    commit_value_candidates(root, candidates)
     return root
 
 
