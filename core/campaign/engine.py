@@ -69,7 +69,7 @@ def run_campaign(
     `baseline` defaults to HEAD; `parallel` 0 means the number of CPUs. Raises ProctorError for anything that
     stops the campaign from starting (exit 2 in the CLI); candidates' own failures are records, not errors.
     `prompt_file` (with `iterations`, `rewrites` per iteration and an optional `task`) selects the prompt source
-    (core/campaign/prompt_source.py). `queue` (redis://… or sqlite:///…) sends the measurements to
+    (core/campaign/prompt_source/). `queue` (redis://… or sqlite:///…) sends the measurements to
     `proctor worker`s, which read the commits from `queue_repo` (a git URL or shared path; default `repo`).
     """
     root = workspace_root(Path(repo))

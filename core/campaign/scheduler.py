@@ -148,7 +148,7 @@ class Scheduler:
         finally:
             self.recorder.hook = None
 
-    # -- the PromptHost interface (core/campaign/prompt_source.py)
+    # -- the PromptHost interface (core/campaign/prompt_source/)
 
     def measure_planned(
         self, plans: Sequence[PlannedCandidate], env: Mapping[int, Mapping[str, str]]
