@@ -105,7 +105,7 @@ def lint(relpath: str, text: str, kind: DocumentKind, ctx: LintContext) -> list[
     placed = cutter.parse_document(text)
     if isinstance(placed, SyntaxError | ValueError):
         return list(syntax_error.check(relpath, text, placed))
-    return _run(EvaluatorContext(relpath, text, kind, ctx, placed=placed))
+    return _run(EvaluatorContext.for_document(relpath, text, kind, ctx, placed=placed))
 
 
 def lint_reference(relpath: str, text: str, kind: DocumentKind, ctx: LintContext) -> list[Diagnostic]:
@@ -113,7 +113,7 @@ def lint_reference(relpath: str, text: str, kind: DocumentKind, ctx: LintContext
     parsed = syntax_error.parse(text)
     if isinstance(parsed, SyntaxError | ValueError):
         return list(syntax_error.check(relpath, text, parsed))
-    return _run(EvaluatorContext(relpath, text, kind, ctx, parsed))
+    return _run(EvaluatorContext.for_document(relpath, text, kind, ctx, parsed))
 
 
 def clear_caches() -> None:
@@ -155,20 +155,21 @@ def _run(context: EvaluatorContext) -> list[Diagnostic]:
 
 def _chunk_pass(view: ChunkView) -> ChunkResult:
     """Everything about one chunk that the rules can decide without the rest of the document."""
+    ctx = view.context
     diagnostics = {
-        module.CODE: list(module.check(view))
+        module.CODE: list(module.check(ctx))
         for module in _PER_CHUNK_ORDERED
-        if view.kind in _KINDS[module.CODE]
+        if ctx.kind in _KINDS[module.CODE]
     }
     facts: dict[str, list[object]] = {
-        "writes": list(paths.writes(view)),
-        "random": list(unseeded_randomness.random_calls(view)),
-        "seeds": list(unseeded_randomness.seed_calls(view)),
-        "time_sources": list(wall_clock_dependence.sources(view)),
+        "writes": list(paths.writes(ctx)),
+        "random": list(unseeded_randomness.random_calls(ctx)),
+        "seeds": list(unseeded_randomness.seed_calls(ctx)),
+        "time_sources": list(wall_clock_dependence.sources(ctx)),
     }
     calls_by_name: dict[str, list[tuple[int, ast.Call]]] = {}
-    for index, call in enumerate(view.calls):
-        name = view.call_name(call)
+    for index, call in enumerate(ctx.calls):
+        name = ctx.call_name(call)
         if name is not None:
             calls_by_name.setdefault(name, []).append((index, call))
     return ChunkResult(view.reads, diagnostics, facts, calls_by_name)

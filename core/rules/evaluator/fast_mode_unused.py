@@ -30,7 +30,8 @@ import sys
 from collections.abc import Iterator
 
 from core.diagnostics import Diagnostic, Severity
-from core.rules.evaluator.context import EvaluatorContext, keyword, register_fact
+from core.rules.evaluator.analysis.ast_utils import keyword
+from core.rules.evaluator.context import EvaluatorContext, register_fact
 
 CODE = "EV008"
 NAME = "fast-mode-unused"

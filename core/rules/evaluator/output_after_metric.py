@@ -30,7 +30,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from core.diagnostics import Diagnostic, Related, Severity
-from core.rules.evaluator.context import EvaluatorContext, Step, exclusive, keyword, walk_no_nested
+from core.rules.evaluator.analysis.ast_utils import keyword, walk_no_nested
+from core.rules.evaluator.analysis.flow import Step, exclusive
+from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric import flow_of, metric_of, render_output, stream_name
 
 CODE = "EV003"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 
 from core.brief import same_metric
-from core.rules.evaluator.context import Binding, EvaluatorContext, has_star_kwargs
+from core.rules.evaluator.analysis.ast_utils import has_star_kwargs
+from core.rules.evaluator.analysis.scopes import Binding
+from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric import MetricInfo, expected_metric, metric_of, metric_rank
 from core.rules.evaluator.paths import Write, is_result_json, result_json_path, writes
 

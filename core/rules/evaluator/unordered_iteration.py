@@ -36,7 +36,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from core.diagnostics import Applicability, Diagnostic, Fix, Range, Severity, TextEdit
-from core.rules.evaluator.context import EXIT_CALLS, EvaluatorContext
+from core.rules.evaluator.analysis.flow import EXIT_CALLS
+from core.rules.evaluator.context import EvaluatorContext
 
 CODE = "EV013"
 NAME = "unordered-iteration"

@@ -38,7 +38,8 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from core.diagnostics import Applicability, Diagnostic, Fix, Position, Range, Severity, TextEdit
-from core.rules.evaluator.context import EvaluatorContext, has_star_kwargs, keyword
+from core.rules.evaluator.analysis.ast_utils import has_star_kwargs, keyword
+from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric import flow_of
 
 CODE = "EV009"

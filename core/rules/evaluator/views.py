@@ -1,18 +1,17 @@
 """Views of a document that record every whole-file lookup they make, and the per-chunk passes that use them.
 
-A `ChunkView` is one chunk as the per-chunk rules see it: its own nodes, positions relative to the chunk, and
-whole-file facts only through recorded lookups, so its result can be reused for an unchanged chunk while
-every recorded lookup still gives the same answer (`run_chunk_passes`). A `DocumentView` is the whole
-document with its lookups recorded, for analyses reused across lints (the execution-order walk).
+A `ChunkView` is one chunk as the per-chunk rules see it: an `EvaluatorContext` composed of the chunk's own
+nodes and text (positions relative to the chunk) and a store that reads whole-file facts from the document
+and records each answer, so its result can be reused for an unchanged chunk while every recorded lookup
+still gives the same answer (`run_chunk_passes`). A `DocumentView` is the whole document with its lookups
+recorded, for analyses reused across lints (the execution-order walk, `flow.FlowSource`).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from core.diagnostics import Position, Range
-from core.errors import ForeignNodeError
 from core.rules.base import LintContext
 from core.rules.evaluator.analysis.chunk_results import (
     ALWAYS_CHECKED,
@@ -23,184 +22,79 @@ from core.rules.evaluator.analysis.chunk_results import (
     remember_lint,
 )
 from core.rules.evaluator.analysis.chunks import Chunk, Placed
-from core.rules.evaluator.analysis.recorded import FACT, Lookup, Recorded, RecordedNames
+from core.rules.evaluator.analysis.lookup_store import RecordingStore
+from core.rules.evaluator.analysis.names import NameResolver
+from core.rules.evaluator.analysis.recorded import Lookup, RecordedTables
+from core.rules.evaluator.analysis.source_text import ChunkText
+from core.rules.evaluator.analysis.tables import ChunkNodes, FunctionNode
 from core.rules.evaluator.context import EvaluatorContext
 
-__all__ = ["ChunkView", "DocumentView", "record_whole_file_lookups", "run_chunk_passes"]
+__all__ = ["ChunkView", "DocumentView", "run_chunk_passes"]
 
 
-class _ViewParents(Mapping[ast.AST, ast.AST]):
-    """Parents inside the chunk; the module and other chunks' nodes through the document (recorded)."""
-
-    def __init__(self, view: ChunkView) -> None:
-        self._view = view
-        self._chunk = view.chunk
-
-    def get(self, node: ast.AST, default: ast.AST | None = None) -> ast.AST | None:  # type: ignore[override]
-        parent = self._chunk.parents.get(node)
-        if parent is not None:
-            return parent
-        root = self._view.root
-        found = root.parents.get(node)
-        if found is root.tree:
-            self._view.read(Lookup("module"))
-        return found if found is not None else default
-
-    def __getitem__(self, node: ast.AST) -> ast.AST:
-        parent = self.get(node)
-        if parent is None:
-            raise KeyError(node)
-        return parent
-
-    def __iter__(self) -> Iterator[ast.AST]:
-        return iter(self._chunk.parents)
-
-    def __len__(self) -> int:
-        return len(self._chunk.parents)
-
-
-def record_whole_file_lookups(view: ChunkView | DocumentView) -> None:
-    """Whole-file tables a view reads through recorded lookups, so a cached result knows what it depended on."""
-    view.bound_names = RecordedNames(view)
-    view.assigned = Recorded(view, "assigned", "assigned")
-    view.functions = Recorded(view, "function", "functions")
-    view.classes = Recorded(view, "class", "classes")
-    view.methods = Recorded(view, "methods", "methods")
-    view.aliases = Recorded(view, "alias", "aliases")
-    view.top_aliases = Recorded(view, "top_alias", "top_aliases")
-    view.name_loads = Recorded(view, "name_loads", "name_loads")
-    view.attribute_loads = Recorded(view, "attribute_loads", "attribute_loads")
-
-
-class ChunkView(EvaluatorContext):
-    """One chunk as the per-chunk rules see it (see module docstring)."""
+class ChunkView:
+    """One chunk of `root` as the per-chunk rules see it (`context`), and what it read (`reads`)."""
 
     def __init__(self, root: EvaluatorContext, chunk: Chunk) -> None:
         self.root = root
         self.chunk = chunk
-        self.relpath = root.relpath
-        self.text = root.text
-        self.kind = root.kind
-        self.lint = root.lint
-        self.placed = [Placed(chunk, 0)]
-        self.offsets = {id(chunk): 0}
-        self.tree = root.tree
-        self.suite = root.suite
-        self.data_dir = root.data_dir
-        self._qualnames = {}
-        self.memo = {}
-        self.chunk_results = None
-        self._answers = {}
-        self.reads: dict[Lookup, object] = {}
-        self.parents = _ViewParents(self)
-        self.kids = chunk.kids
-        record_whole_file_lookups(self)
-        if root.lint.workspace is not None or root.lint.exists is not None:
-            self.lint = LintContext(
-                config=root.lint.config,
-                workspace=root.lint.workspace,
-                read_file=root.lint.read_file,
-                exists=self._exists,
+        self._store = RecordingStore(root.store)
+        lint = root.lint
+        if lint.workspace is not None or lint.exists is not None:
+            lint = LintContext(
+                config=lint.config, workspace=lint.workspace, read_file=lint.read_file, exists=self._exists
             )
-        # The chunk's own node lists (cached properties on the document context).
-        self.__dict__["calls"] = chunk.calls
-        self.__dict__["nodes"] = chunk.nodes
-        self.__dict__["imports"] = chunk.imports
-        self.__dict__["handlers"] = chunk.handlers
-        self.__dict__["strings"] = chunk.strings
-        self.__dict__["lines"] = chunk.lines
+        self.context = EvaluatorContext(
+            root.kind,
+            lint,
+            ChunkText(root.source, chunk, self._store),
+            RecordedTables(self._store),
+            ChunkNodes([Placed(chunk, 0)], None),
+            self._store,
+        )
 
-    def read(self, lookup: Lookup) -> object:
-        value = self.root.answer(lookup)
-        self.reads[lookup] = value
-        return value
+    @property
+    def reads(self) -> dict[Lookup, object]:
+        return self._store.reads
 
     def _exists(self, relpath: str) -> bool:
-        return self.read(Lookup("exists", relpath)) is True
-
-    def string_nodes(self, value: str) -> Sequence[ast.Constant]:
-        found = self.read(Lookup("strings", value))
-        assert isinstance(found, tuple)
-        return found
-
-    def key_adders(self, name: str) -> Sequence[ast.AST]:
-        found = self.read(Lookup("key_adders", name))
-        assert isinstance(found, tuple)
-        return found
-
-    def has_fast_parameter(self) -> bool:
-        return self.read(Lookup("fast_parameter")) is True
-
-    def fact(self, name: str, key: str) -> object:
-        return self.read(Lookup(FACT, key, name))
-
-    def enclosing(self, node: ast.AST, *types: type[ast.AST]) -> ast.AST | None:
-        """As for the document, but a walk that stays inside the chunk records nothing: only a walk that
-        can stop at the module (the parent of every top-level statement) depends on the module's body."""
-        if id(node) not in self.chunk.ids or any(issubclass(ast.Module, t) for t in types):
-            return super().enclosing(node, *types)
-        parents = self.chunk.parents
-        current = parents.get(node)
-        while current is not None and not isinstance(current, types):
-            current = parents.get(current)
-        return current
-
-    def import_insert_line(self, before: ast.AST | None = None) -> int:
-        raise ForeignNodeError("per-chunk rules cannot place whole-file edits")
-
-    def chunk_of(self, node: ast.AST) -> Chunk | None:
-        if id(node) in self.chunk.ids:
-            return self.chunk
-        return self.root.chunk_of(node)
-
-    def start_of(self, node: ast.AST) -> Position:
-        if id(node) not in self.chunk.ids:
-            raise ForeignNodeError(f"{type(node).__name__} is not in this chunk")
-        line, character = self.chunk.start(node)
-        return Position(line, character)
-
-    def end_of(self, node: ast.AST) -> Position:
-        if id(node) not in self.chunk.ids:
-            raise ForeignNodeError(f"{type(node).__name__} is not in this chunk")
-        line, character = self.chunk.end(node)
-        return Position(line, character)
-
-    def file_range(self) -> Range:
-        raise ForeignNodeError("per-chunk rules cannot report on the whole file")
+        return self._store.read(Lookup("exists", relpath)) is True
 
 
-class DocumentView(EvaluatorContext):
+class DocumentView:
     """The whole document with every whole-file lookup recorded, for analyses reused across lints (flow)."""
 
     def __init__(self, root: EvaluatorContext) -> None:
-        self.root = root
-        self.relpath = root.relpath
-        self.text = root.text
-        self.kind = root.kind
-        self.lint = root.lint
-        self.placed = root.placed
-        self.offsets = root.offsets
-        self.tree = root.tree
-        self.suite = root.suite
-        self.data_dir = root.data_dir
-        self._qualnames = {}
-        self.memo = {}
-        self.chunk_results = root.chunk_results
-        self._answers = {}
-        self.reads: dict[Lookup, object] = {}
-        self.parents = root.parents
-        self.kids = root.kids
-        record_whole_file_lookups(self)
+        self._store = RecordingStore(root.store)
+        self._tables = RecordedTables(self._store)
+        self._names = NameResolver(self._tables, root.source, self._store, root.chunk_nodes)
+        self._root = root
+        self.aliases: Mapping[str, str] = self._tables.aliases
+        self.functions: Mapping[str, FunctionNode] = self._tables.functions
+        self.classes: Mapping[str, ast.ClassDef] = self._tables.classes
+        self.methods: Mapping[str, Sequence[FunctionNode]] = self._tables.methods
+        self.name_loads: Mapping[str, Sequence[ast.Name]] = self._tables.name_loads
+        self.kids: Mapping[int, list[ast.AST]] = root.kids
+        self.memo: dict[str, object] = {}
 
-    def read(self, lookup: Lookup) -> object:
-        value = self.root.answer(lookup)
-        self.reads[lookup] = value
-        return value
+    @property
+    def reads(self) -> dict[Lookup, object]:
+        return self._store.reads
 
     def flow_body(self) -> Sequence[ast.stmt]:
-        found = self.read(Lookup("flow_body"))
-        assert isinstance(found, tuple)
-        return found
+        return self._tables.flow_body()
+
+    def qualname(self, expr: ast.AST) -> str | None:
+        return self._names.qualname(expr)
+
+    def call_name(self, call: ast.Call) -> str | None:
+        return self._names.qualname(call.func)
+
+    def local_function(self, call: ast.Call) -> FunctionNode | None:
+        return self._names.local_function(call)
+
+    def chunk_of(self, node: ast.AST) -> Chunk | None:
+        return self._root.source.chunk_of(node)
 
 
 def run_chunk_passes(
@@ -236,7 +130,7 @@ def run_chunk_passes(
                     chunk.results.clear()
                 chunk.results[key] = cached
         results.append(cached)
-    ctx.chunk_results = results
+    ctx.store.chunk_results = results
     state = Previous(
         [id(p.chunk) for p in ctx.placed],
         {id(p.chunk): (p.chunk, r) for p, r in zip(ctx.placed, results, strict=True)},

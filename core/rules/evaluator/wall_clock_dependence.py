@@ -28,7 +28,9 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from core.diagnostics import Diagnostic, Severity
-from core.rules.evaluator.context import Binding, EvaluatorContext, walk_no_nested
+from core.rules.evaluator.analysis.ast_utils import walk_no_nested
+from core.rules.evaluator.analysis.scopes import Binding
+from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric import metric_of
 from core.rules.evaluator.results import dict_of, result_writes
 

@@ -17,9 +17,9 @@ import pytest
 
 from core.config import Config
 from core.diagnostics import Diagnostic, TextEdit
+from core.lines import split_lines
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator import RULE_INFOS, clear_caches, lint, lint_reference
-from core.rules.evaluator.context import split_lines
 from core.rules.evaluator.metric import printed_metric
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -6,6 +6,9 @@ chunk's statements without importing `chunks`), `document` (whole-document table
 `recorded` (typed lookups and tables whose lookups are recorded), `chunk_results` (what per-chunk rules found,
 and the last lint of each document), `flow` (the execution-order walk, over a `FlowSource` protocol),
 `exit_status` (what a local function's returned status decides in an `if`, for the walk).
+The components an evaluator context is composed of: `source_text` (lines, positions, parent links, edits),
+`tables` (whole-file facts merged from the chunks, and a context's nodes), `lookup_store` (the answers to
+whole-file lookups, and a view's recording of them), `names` (aliases, builtins, bindings by scope).
 `core.rules.evaluator.context` assembles them into the API the rules call.
 """
 

@@ -3,12 +3,14 @@ goes through `Reader.read` (which records the answer), so a cached result knows 
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator, Mapping
-from typing import NamedTuple, Protocol, TypeVar
+import ast
+from collections.abc import Container, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol, TypeVar
 
-__all__ = ["FACT", "TABLE", "Lookup", "Reader", "Recorded", "RecordedNames"]
+__all__ = ["FACT", "TABLE", "Lookup", "Reader", "Recorded", "RecordedNames", "RecordedTables"]
 
 V = TypeVar("V")
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 FACT = "fact"  # a registered whole-file fact (`Lookup.detail` names it)
@@ -75,3 +77,38 @@ class RecordedNames(Container[str]):
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._view.read(Lookup("bound", key)) is True
+
+
+class RecordedTables:
+    """The whole-file facts (`tables.WholeFile`) as a view sees them: every read recorded with its answer."""
+
+    def __init__(self, view: Reader) -> None:
+        self._view = view
+        self.bound_names: Container[str] = RecordedNames(view)
+        self.assigned: Mapping[str, Sequence[ast.expr]] = Recorded(view, "assigned", "assigned")
+        self.functions: Mapping[str, FunctionNode] = Recorded(view, "function", "functions")
+        self.classes: Mapping[str, ast.ClassDef] = Recorded(view, "class", "classes")
+        self.methods: Mapping[str, Sequence[FunctionNode]] = Recorded(view, "methods", "methods")
+        self.aliases: Mapping[str, str] = Recorded(view, "alias", "aliases")
+        self.top_aliases: Mapping[str, str] = Recorded(view, "top_alias", "top_aliases")
+        self.name_loads: Mapping[str, Sequence[ast.Name]] = Recorded(view, "name_loads", "name_loads")
+        self.attribute_loads: Mapping[str, Sequence[ast.Attribute]] = Recorded(
+            view, "attribute_loads", "attribute_loads"
+        )
+
+    def string_nodes(self, value: str) -> Sequence[ast.Constant]:
+        return self._tuple(Lookup("strings", value))
+
+    def key_adders(self, name: str) -> Sequence[ast.AST]:
+        return self._tuple(Lookup("key_adders", name))
+
+    def has_fast_parameter(self) -> bool:
+        return self._view.read(Lookup("fast_parameter")) is True
+
+    def flow_body(self) -> Sequence[ast.stmt]:
+        return self._tuple(Lookup("flow_body"))
+
+    def _tuple(self, lookup: Lookup) -> tuple[Any, ...]:
+        found = self._view.read(lookup)
+        assert isinstance(found, tuple)
+        return found

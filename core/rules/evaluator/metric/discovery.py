@@ -22,7 +22,9 @@ from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
 from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator.context import EvaluatorContext, Flow, Lookup, Step
+from core.rules.evaluator.analysis.flow import Flow, Step
+from core.rules.evaluator.analysis.recorded import Lookup
+from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric.rendering import STDOUT_WRITERS, Rendered, render_output
 from core.rules.evaluator.metric.shape import Shape, classify
 from core.rules.evaluator.views import DocumentView
@@ -77,7 +79,7 @@ def printed_metric(source: str) -> MetricPrint | None:
             tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    ctx = EvaluatorContext("evaluate.py", source, DocumentKind.EVALUATOR, LintContext(), tree)
+    ctx = EvaluatorContext.for_document("evaluate.py", source, DocumentKind.EVALUATOR, LintContext(), tree)
     info = metric_of(ctx)
     if info is None or info.shape.name is None or not info.shape.name_valid:
         return None
