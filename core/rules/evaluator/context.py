@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import PurePosixPath
 from types import ModuleType
 
@@ -30,7 +30,13 @@ from core.rules.evaluator.analysis.names import NameResolver
 from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.analysis.scopes import Binding
 from core.rules.evaluator.analysis.source_text import SourceText
-from core.rules.evaluator.analysis.tables import ChunkNodes, FunctionNode, WholeFile, WholeFileTables
+from core.rules.evaluator.analysis.tables import (
+    DocumentNodes,
+    FunctionNode,
+    Nodes,
+    WholeFile,
+    WholeFileTables,
+)
 
 __all__ = ["EvaluatorContext", "register_fact"]
 
@@ -52,7 +58,7 @@ class EvaluatorContext:
         lint: LintContext,
         source: SourceText,
         tables: WholeFile,
-        nodes: ChunkNodes,
+        nodes: Nodes,
         store: Store,
     ) -> None:
         self.kind = kind
@@ -103,7 +109,7 @@ class EvaluatorContext:
             tree = ast.Module(body=[s for p in placed for s in p.chunk.body], type_ignores=[])
         source = SourceText(relpath, text, placed, tree)
         tables = WholeFileTables(placed)
-        nodes = ChunkNodes(placed, tree)
+        nodes = DocumentNodes(placed, tree)
 
         def compute_fact(name: str, key: str) -> object:
             return _FACTS[name](context, key)
@@ -292,6 +298,7 @@ class EvaluatorContext:
         return "" if parent == "." else parent
 
 
+@lru_cache(maxsize=32)
 def _norm_dir(path: str) -> str:
     posix = PurePosixPath(path.replace("\\", "/")).as_posix().strip("/")
     return "" if posix == "." else posix

@@ -21,7 +21,7 @@ from core.rules.evaluator.analysis.chunk_results import (
     previous_lint,
     remember_lint,
 )
-from core.rules.evaluator.analysis.chunks import Chunk, Placed
+from core.rules.evaluator.analysis.chunks import Chunk
 from core.rules.evaluator.analysis.lookup_store import RecordingStore
 from core.rules.evaluator.analysis.names import NameResolver
 from core.rules.evaluator.analysis.recorded import Lookup, RecordedTables
@@ -49,7 +49,7 @@ class ChunkView:
             lint,
             ChunkText(root.source, chunk, self._store),
             RecordedTables(self._store),
-            ChunkNodes([Placed(chunk, 0)], None),
+            ChunkNodes(chunk),
             self._store,
         )
 

@@ -19,7 +19,7 @@ from core.rules.evaluator.analysis.chunks import MODULE_SCOPE_KINDS
 from core.rules.evaluator.analysis.recorded import FACT, TABLE, Lookup
 from core.rules.evaluator.analysis.scopes import Binding
 from core.rules.evaluator.analysis.source_text import SourceText
-from core.rules.evaluator.analysis.tables import ChunkNodes, WholeFileTables
+from core.rules.evaluator.analysis.tables import Nodes, WholeFileTables
 
 __all__ = ["DocumentStore", "RecordingStore", "Store"]
 
@@ -53,7 +53,7 @@ class DocumentStore:
         self,
         source: SourceText,
         tables: WholeFileTables,
-        nodes: ChunkNodes,
+        nodes: Nodes,
         exists: Callable[[str], bool],
         compute_fact: Callable[[str, str], object],
     ) -> None:

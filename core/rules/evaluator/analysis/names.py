@@ -16,7 +16,7 @@ from core.rules.evaluator.analysis.lookup_store import Store
 from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.analysis.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 from core.rules.evaluator.analysis.source_text import SourceText
-from core.rules.evaluator.analysis.tables import ChunkNodes, FunctionNode, WholeFile
+from core.rules.evaluator.analysis.tables import FunctionNode, Nodes, WholeFile
 
 __all__ = ["BUILTIN_NAMES", "NameResolver"]
 
@@ -26,7 +26,7 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 class NameResolver:
     """Names and bindings of one context (the document, or a chunk view that records what it reads)."""
 
-    def __init__(self, tables: WholeFile, source: SourceText, store: Store, nodes: ChunkNodes) -> None:
+    def __init__(self, tables: WholeFile, source: SourceText, store: Store, nodes: Nodes) -> None:
         self._tables = tables
         self._source = source
         self._store = store

@@ -28,14 +28,22 @@ __all__ = ["ChunkText", "SourceText"]
 class SourceText:
     """A document's text and the positions of its nodes, read through its placed chunks."""
 
-    def __init__(self, relpath: str, text: str, placed: Sequence[Placed], tree: ast.Module) -> None:
+    def __init__(
+        self,
+        relpath: str,
+        text: str,
+        placed: Sequence[Placed],
+        tree: ast.Module,
+        parents: Mapping[ast.AST, ast.AST] | None = None,
+        kids: Mapping[int, list[ast.AST]] | None = None,
+    ) -> None:
         self.relpath = relpath
         self.text = text
         self.placed = placed
         self.tree = tree
         self.offsets: dict[int, int] = {id(p.chunk): p.line for p in placed}
-        self.parents: Mapping[ast.AST, ast.AST] = Parents(self)
-        self.kids: Mapping[int, list[ast.AST]] = Kids(self)
+        self.parents: Mapping[ast.AST, ast.AST] = Parents(self) if parents is None else parents
+        self.kids: Mapping[int, list[ast.AST]] = Kids(self) if kids is None else kids
 
     def chunk_of(self, node: ast.AST) -> Chunk | None:
         """The chunk of this document that holds `node` (None for nodes built by a rule)."""
@@ -188,11 +196,10 @@ class ChunkText(SourceText):
     reached only to resolve names (`chunk_of`), never placed."""
 
     def __init__(self, root: SourceText, chunk: Chunk, reader: Reader) -> None:
-        super().__init__(root.relpath, root.text, [Placed(chunk, 0)], root.tree)
+        parents = _ChunkParents(chunk, root, reader)
+        super().__init__(root.relpath, root.text, [Placed(chunk, 0)], root.tree, parents, chunk.kids)
         self.chunk = chunk
         self._root = root
-        self.parents = _ChunkParents(chunk, root, reader)
-        self.kids = chunk.kids
 
     @cached_property
     def lines(self) -> Sequence[str]:

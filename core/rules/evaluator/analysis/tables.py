@@ -14,10 +14,10 @@ from collections.abc import Container, Mapping, Sequence
 from functools import cached_property
 from typing import Protocol
 
-from core.rules.evaluator.analysis.chunks import Placed
+from core.rules.evaluator.analysis.chunks import Chunk, Placed
 from core.rules.evaluator.analysis.document import Merged
 
-__all__ = ["ChunkNodes", "FunctionNode", "WholeFile", "WholeFileTables"]
+__all__ = ["ChunkNodes", "DocumentNodes", "FunctionNode", "Nodes", "WholeFile", "WholeFileTables"]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -121,48 +121,60 @@ class WholeFileTables:
         return any(p.chunk.fast_parameter for p in self._placed)
 
 
-class ChunkNodes:
-    """The nodes of the chunks a context covers (all of the document's, or a chunk view's one), each list
-    in document order; the module node comes first in `nodes` when `tree` is given. One chunk's lists are
-    its own, not copies: a chunk view is built for every changed chunk."""
+class Nodes(Protocol):
+    """The nodes of the chunks a context covers, each list in document order."""
 
-    def __init__(self, placed: Sequence[Placed], tree: ast.Module | None) -> None:
+    @property
+    def calls(self) -> list[ast.Call]: ...
+
+    @property
+    def nodes(self) -> list[ast.AST]: ...
+
+    @property
+    def imports(self) -> list[ast.Import | ast.ImportFrom]: ...
+
+    @property
+    def handlers(self) -> list[ast.ExceptHandler]: ...
+
+    @property
+    def strings(self) -> list[ast.Constant]: ...
+
+    def flow_body(self) -> Sequence[ast.stmt]: ...
+
+    def method_calls(self, *attrs: str) -> list[ast.Call]: ...
+
+    def star_kwarg_calls(self) -> list[ast.Call]: ...
+
+
+class DocumentNodes:
+    """Every chunk's nodes, joined on first use; `nodes` starts with the module."""
+
+    def __init__(self, placed: Sequence[Placed], tree: ast.Module) -> None:
         self._placed = placed
         self._tree = tree
-        self._one = placed[0].chunk if len(placed) == 1 else None
 
     @cached_property
     def calls(self) -> list[ast.Call]:
-        if self._one is not None:
-            return self._one.calls
         return [call for p in self._placed for call in p.chunk.calls]
 
     @cached_property
     def nodes(self) -> list[ast.AST]:
-        """Every node, pre-order: rules scan this instead of re-walking."""
-        if self._tree is None and self._one is not None:
-            return self._one.nodes
-        out: list[ast.AST] = [] if self._tree is None else [self._tree]
+        """Every node, pre-order, the module first: rules scan this instead of re-walking."""
+        out: list[ast.AST] = [self._tree]
         for p in self._placed:
             out.extend(p.chunk.nodes)
         return out
 
     @cached_property
     def imports(self) -> list[ast.Import | ast.ImportFrom]:
-        if self._one is not None:
-            return self._one.imports
         return [imp for p in self._placed for imp in p.chunk.imports]
 
     @cached_property
     def handlers(self) -> list[ast.ExceptHandler]:
-        if self._one is not None:
-            return self._one.handlers
         return [h for p in self._placed for h in p.chunk.handlers]
 
     @cached_property
     def strings(self) -> list[ast.Constant]:
-        if self._one is not None:
-            return self._one.strings
         return [s for p in self._placed for s in p.chunk.strings]
 
     def flow_body(self) -> Sequence[ast.stmt]:
@@ -173,11 +185,36 @@ class ChunkNodes:
         """Calls `x.attr(...)` for any of `attrs`, in document order (a syntactic pre-filter)."""
         out: list[ast.Call] = []
         for p in self._placed:
-            found = [c for attr in attrs for c in p.chunk.method_calls.get(attr, ())]
-            if len(attrs) > 1:
-                found.sort(key=lambda c: p.chunk.call_index[id(c)])
-            out.extend(found)
+            out.extend(_method_calls(p.chunk, attrs))
         return out
 
     def star_kwarg_calls(self) -> list[ast.Call]:
         return [c for p in self._placed for c in p.chunk.star_kwarg_calls]
+
+
+class ChunkNodes:
+    """One chunk's own node lists (not copies: a chunk view is built for every changed chunk); no module."""
+
+    def __init__(self, chunk: Chunk) -> None:
+        self._chunk = chunk
+        self.calls = chunk.calls
+        self.nodes = chunk.nodes
+        self.imports = chunk.imports
+        self.handlers = chunk.handlers
+        self.strings = chunk.strings
+
+    def flow_body(self) -> Sequence[ast.stmt]:
+        return list(self._chunk.flow_body)
+
+    def method_calls(self, *attrs: str) -> list[ast.Call]:
+        return _method_calls(self._chunk, attrs)
+
+    def star_kwarg_calls(self) -> list[ast.Call]:
+        return list(self._chunk.star_kwarg_calls)
+
+
+def _method_calls(chunk: Chunk, attrs: tuple[str, ...]) -> list[ast.Call]:
+    found = [c for attr in attrs for c in chunk.method_calls.get(attr, ())]
+    if len(attrs) > 1:
+        found.sort(key=lambda c: chunk.call_index[id(c)])
+    return found
