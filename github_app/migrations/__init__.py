@@ -5,7 +5,8 @@ Every revision creates what is missing and leaves what exists: a database made b
 starts (several app workers on one PostgreSQL) take turns: a transaction-scoped advisory lock on PostgreSQL, a
 file lock beside a SQLite file.
 
-A new table or column: add a revision in versions/ (copy the newest), set `HEAD` to it; the test
+A new table or column: add the next numbered revision in versions/ (`NNNN_what.py`, copy the newest); its ids
+come from its number (`revision_ids`) and `HEAD` is the newest number. The test
 tests/github_app/test_store_migrations.py fails until the migrated schema matches github_app/store/models.py.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,9 +25,28 @@ from sqlalchemy.engine import Connection, Engine
 if TYPE_CHECKING:
     from alembic.config import Config
 
-HEAD = "0003"
 _PG_LOCK_KEY = 0x70726F63  # "proc": one advisory lock id for the app's migrations
 HERE = Path(__file__).resolve().parent
+_NUMBERED = re.compile(r"(\d{4})_\w+\.py")
+
+
+def revision_ids(file: str) -> tuple[str, str | None]:
+    """`revision, down_revision = revision_ids(__file__)` in a revision: `versions/0002_what.py` is revision
+    "0002" and revises "0001" ("0001" revises nothing). The revisions are one line numbered in order, so the
+    number is all Alembic needs, and two files cannot claim the same parent by a copy-paste slip."""
+    found = _NUMBERED.fullmatch(Path(file).name)
+    if found is None:
+        raise ValueError(f"{file}: a revision file is named NNNN_what.py")
+    number = int(found.group(1))
+    return f"{number:04d}", f"{number - 1:04d}" if number > 1 else None
+
+
+def _newest() -> str:
+    numbers = [revision_ids(p.name)[0] for p in (HERE / "versions").iterdir() if _NUMBERED.fullmatch(p.name)]
+    return max(numbers)
+
+
+HEAD = _newest()
 
 
 def alembic_config(connection: Connection) -> Config:

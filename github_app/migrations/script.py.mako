@@ -1,19 +1,13 @@
-"""${message}
-
-Revision ID: ${up_revision}
-Revises: ${down_revision | comma,n}
-"""
+"""${message}"""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
+from github_app.migrations import revision_ids
 from github_app.migrations.schema import create_table
 
-revision = ${repr(up_revision)}
-down_revision = ${repr(down_revision)}
-branch_labels = None
-depends_on = None
+revision, down_revision = revision_ids(__file__)
 
 
 def upgrade() -> None:

@@ -1,18 +1,13 @@
-"""The app's first schema: deliveries, the job outbox, check runs, comments, base scores, approvals, suites.
-
-Revision ID: 0001
-"""
+"""The app's first schema: deliveries, the job outbox, check runs, comments, base scores, approvals, suites."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
+from github_app.migrations import revision_ids
 from github_app.migrations.schema import create_table
 
-revision = "0001"
-down_revision = None
-branch_labels = None
-depends_on = None
+revision, down_revision = revision_ids(__file__)
 
 
 def upgrade() -> None:

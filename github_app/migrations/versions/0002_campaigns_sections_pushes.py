@@ -1,19 +1,13 @@
-"""Campaigns on PRs, the sections of the app's one PR comment, and the app's pushes to delivery branches.
-
-Revision ID: 0002
-Revises: 0001
-"""
+"""Campaigns on PRs, the sections of the app's one PR comment, and the app's pushes to delivery branches."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
+from github_app.migrations import revision_ids
 from github_app.migrations.schema import create_table
 
-revision = "0002"
-down_revision = "0001"
-branch_labels = None
-depends_on = None
+revision, down_revision = revision_ids(__file__)
 
 
 def upgrade() -> None:

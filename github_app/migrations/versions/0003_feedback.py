@@ -1,19 +1,13 @@
-"""Prompt-task feedback and the API keys that may post it (github_app/feedback_store.py's tables).
-
-Revision ID: 0003
-Revises: 0002
-"""
+"""Prompt-task feedback and the API keys that may post it (github_app/feedback_store.py's tables)."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
+from github_app.migrations import revision_ids
 from github_app.migrations.schema import create_table
 
-revision = "0003"
-down_revision = "0002"
-branch_labels = None
-depends_on = None
+revision, down_revision = revision_ids(__file__)
 
 
 def upgrade() -> None:
