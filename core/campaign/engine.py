@@ -113,7 +113,8 @@ def _open(root: Path, campaign_id: str | None, *, resume: bool) -> tuple[str, Ca
     if state_path(root, cid).exists():
         raise CampaignError(
             f"campaign {cid!r} already exists in {campaign_dir(root, cid)}: continue it with --resume, "
-            "or choose another --campaign-id"
+            "or choose another --campaign-id",
+            path=state_path(root, cid),
         )
     return cid, None
 

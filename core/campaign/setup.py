@@ -245,12 +245,14 @@ def workspace_root(repo: Path) -> Path:
     from core.integrity.git import run_git
 
     if not repo.is_dir():
-        raise CampaignError(f"workspace {str(repo)!r} does not exist")
+        raise CampaignError(f"workspace {str(repo)!r} does not exist", path=repo)
     try:
         bare = run_git(repo, "rev-parse", "--is-bare-repository").strip() == "true"
         top = run_git(repo, "rev-parse", "--absolute-git-dir" if bare else "--show-toplevel").strip()
     except GitError:
-        raise CampaignError(f"{str(repo)!r} is not a git repository (a campaign measures commits)") from None
+        raise CampaignError(
+            f"{str(repo)!r} is not a git repository (a campaign measures commits)", path=repo
+        ) from None
     return Path(top).resolve()
 
 
@@ -271,7 +273,8 @@ def baseline_commit(root: Path, ref: str) -> str:
         if not run_git(root, "rev-list", "-n", "1", "--all", check=False).strip():
             raise CampaignError(
                 f"{root} has no commits yet: commit a baseline first (git add -A && git commit -m baseline); "
-                "a campaign measures commits against it"
+                "a campaign measures commits against it",
+                path=root,
             ) from None
         raise
 

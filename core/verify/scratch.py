@@ -101,12 +101,12 @@ def relative_inside(root: Path, value: str, key: str, *, directory: bool = False
     """
     path = Path(value)
     if path.is_absolute() or ".." in path.parts:
-        raise WorkspaceError(f"`{key}` must be a path inside the workspace, found {value!r}")
+        raise WorkspaceError(f"`{key}` must be a path inside the workspace, found {value!r}", path=value)
     rel = path.as_posix().strip("/") or "."
     base = root.resolve()
     parent = (root / rel).resolve() if directory else (root / rel).parent.resolve()
     if parent != base and base not in parent.parents:
-        raise WorkspaceError(f"`{key}` {value!r} leads outside the workspace through a symlink")
+        raise WorkspaceError(f"`{key}` {value!r} leads outside the workspace through a symlink", path=parent)
     return rel
 
 
@@ -116,4 +116,6 @@ def copy_workspace(source: Path, target: Path) -> None:
         shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(*COPY_EXCLUDES))
     except (shutil.Error, OSError) as exc:
         detail = exc.args[0][0] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else exc
-        raise WorkspaceError(f"cannot copy workspace {str(source)!r} to run it: {detail}") from None
+        raise WorkspaceError(
+            f"cannot copy workspace {str(source)!r} to run it: {detail}", path=source
+        ) from None

@@ -41,7 +41,9 @@ def verify_workspace(
     started = time.monotonic()
     workspace = Path(workspace)
     if not workspace.is_dir():
-        raise WorkspaceError(f"workspace {str(workspace)!r} does not exist or is not a directory")
+        raise WorkspaceError(
+            f"workspace {str(workspace)!r} does not exist or is not a directory", path=workspace
+        )
     if runs < 1:
         raise ProctorError(f"--runs must be at least 1, got {runs}")
     choice = sandbox if isinstance(sandbox, SandboxChoice) else choose_sandbox(sandbox)

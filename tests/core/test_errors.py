@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 import core.errors
+from core.campaign.setup import workspace_root
 from core.campaign.state import load_state, state_path
 from core.check import check_targets, read_text
 from core.cli import main as cli_main
+from core.config import Config
 from core.errors import (
     CampaignError,
     GitError,
@@ -33,6 +35,8 @@ from core.registry import load_registry, registry_path
 from core.runner import run_evaluator
 from core.state_root import ENV as STATE_DIR_ENV
 from core.state_root import ensure_writable
+from core.verify import verify_workspace
+from core.verify.scratch import relative_inside
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("core", "lsp_server", "github_app")
@@ -220,3 +224,17 @@ def test_redact_argv_hides_secret_flags_in_both_spellings() -> None:
         "3",
         "https://***@h/x",
     )
+
+
+def test_verify_and_campaign_name_the_workspace_they_could_not_use(tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceError) as missing:
+        verify_workspace(tmp_path / "gone", Config())
+    assert missing.value.path == tmp_path / "gone"
+    with pytest.raises(WorkspaceError) as escaping:
+        relative_inside(tmp_path, "../elsewhere/result.json", "result_path")
+    assert escaping.value.path == Path("../elsewhere/result.json")
+    plain = tmp_path / "not-a-repo"
+    plain.mkdir()
+    with pytest.raises(CampaignError) as not_git:
+        workspace_root(plain)
+    assert not_git.value.path == plain and "is not a git repository" in str(not_git.value)
