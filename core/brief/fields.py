@@ -90,12 +90,30 @@ def _is_path_like(token: str, quoted: bool) -> bool:
     return extension in DATA_EXTENSIONS and bool(re.match(r"[\w\-]", token))
 
 
-def _find_data(text: str, avoid: Sequence[tuple[int, int]]) -> tuple[str, int, int] | None:
+_Found = tuple[str, int, int]  # (value, start, end) in the text
+
+
+def _find_data(text: str, avoid: Sequence[tuple[int, int]]) -> _Found | None:
+    """The data the protocol names, by the strongest clue first: `data: X`, a backticked path with spaces,
+    a path-like token, then a dataset's name."""
+    for finder in (_data_key_value, _backticked_path, _path_token, _dataset_name):
+        found = finder(text, avoid)
+        if found is not None:
+            return found
+    return None
+
+
+def _data_key_value(text: str, avoid: Sequence[tuple[int, int]]) -> _Found | None:
     for match in DATA_KV.finditer(text):
         value = match.group("value").rstrip(".:!?")
         if value and not PLACEHOLDER.match(value):
             return value, match.start("value"), match.start("value") + len(value)
-    for match in BACKTICKED.finditer(text):  # `kapso_datasets/my data.csv`: spaces kept
+    return None
+
+
+def _backticked_path(text: str, avoid: Sequence[tuple[int, int]]) -> _Found | None:
+    """`kapso_datasets/my data.csv`: spaces kept."""
+    for match in BACKTICKED.finditer(text):
         value = match.group(1)
         if " " not in value.strip() or "/" not in value or "<" in value or ":" in value:
             continue
@@ -103,6 +121,10 @@ def _find_data(text: str, avoid: Sequence[tuple[int, int]]) -> tuple[str, int, i
             value.replace(" ", "_"), True
         ):
             return value, match.start(1), match.end(1)
+    return None
+
+
+def _path_token(text: str, avoid: Sequence[tuple[int, int]]) -> _Found | None:
     for match in TOKEN.finditer(text):
         if _overlaps(match.start(), match.end(), avoid):
             continue
@@ -110,6 +132,11 @@ def _find_data(text: str, avoid: Sequence[tuple[int, int]]) -> tuple[str, int, i
         quoted = match.start() > 0 and text[match.start() - 1] in "`'\""
         if token and _is_path_like(token, quoted):
             return token, match.start(), match.start() + len(token)
+    return None
+
+
+def _dataset_name(text: str, avoid: Sequence[tuple[int, int]]) -> _Found | None:
+    """A dataset named in words, unless the words are a metric, a split part or start with a/this/each."""
     for match in DATASET_NAME.finditer(text):
         group = next(g for g in ("name", "name2", "name3") if match.group(g))
         name = match.group(group)

@@ -33,7 +33,7 @@ from core.diagnostics import Diagnostic, Related, Severity
 from core.rules.evaluator.analysis.ast_utils import keyword, walk_no_nested
 from core.rules.evaluator.analysis.flow import Step, exclusive
 from core.rules.evaluator.context import EvaluatorContext
-from core.rules.evaluator.metric import flow_of, metric_of, render_output, stream_name
+from core.rules.evaluator.metric import MetricInfo, flow_of, metric_of, render_output, stream_name
 
 CODE = "EV003"
 NAME = "output-after-metric"
@@ -46,19 +46,19 @@ SUBPROCESS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_c
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     info = metric_of(ctx)
-    rule = sys.modules[__name__]
     if info is None or info.rendered.stream != "stdout":
         return
     metric = Related(ctx.relpath, ctx.range_of(info.call), "the metric line is printed here")
+    yield from _later_writes(ctx, info, metric)
+    yield from _atexit_prints(ctx)
+
+
+def _later_writes(ctx: EvaluatorContext, info: MetricInfo, metric: Related) -> Iterator[Diagnostic]:
+    """A metric printed in a loop, and every stdout write on the normal path after it."""
+    rule = sys.modules[__name__]
     if info.step.in_loop:
-        yield replace(
-            ctx.diagnostic(
-                rule,
-                info.call,
-                "the metric line is printed inside a loop: every later pass prints after the first line",
-            ),
-            related=(metric,),
-        )
+        message = "the metric line is printed inside a loop: every later pass prints after the first line"
+        yield replace(ctx.diagnostic(rule, info.call, message), related=(metric,))
     stdout_logging = _logs_to_stdout(ctx)
     seen: set[int] = {id(info.call)}
     for step in flow_of(ctx).steps[info.step.order + 1 :]:
@@ -69,6 +69,11 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
             seen.add(id(step.call))
             message = f"{what} after the metric line, so it is no longer the last line"
             yield replace(ctx.diagnostic(rule, step.call, message), related=(metric,))
+
+
+def _atexit_prints(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
+    """`atexit` hooks run after everything, the metric line included."""
+    rule = sys.modules[__name__]
     for call, _name in ctx.calls_to({"atexit.register"}):
         if call.args and _target_prints(ctx, call.args[0]):
             yield ctx.diagnostic(rule, call, "an `atexit` hook prints to stdout after the metric line")

@@ -71,17 +71,7 @@ def _added_keys(ctx: EvaluatorContext, name: str, binding: Binding) -> set[str] 
         if not _adds_to(ctx, node, name, binding):
             continue
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if (
-                    isinstance(target, ast.Subscript)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == name
-                ):
-                    key = ctx.string_value(target.slice)
-                    if key is None:
-                        return None
-                    keys.add(key)
+            added = _subscript_keys(ctx, node, name)
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -89,20 +79,47 @@ def _added_keys(ctx: EvaluatorContext, name: str, binding: Binding) -> set[str] 
             and isinstance(node.func.value, ast.Name)
             and node.func.value.id == name
         ):
-            if node.func.attr == "setdefault":
-                key = ctx.string_value(node.args[0]) if node.args else None
-                if key is None:
-                    return None
-                keys.add(key)
-                continue
-            if has_star_kwargs(node):
+            added = _method_keys(ctx, node, node.func.attr)
+        else:
+            continue
+        if added is None:
+            return None
+        keys |= added
+    return keys
+
+
+def _subscript_keys(
+    ctx: EvaluatorContext, node: ast.Assign | ast.AugAssign | ast.AnnAssign, name: str
+) -> set[str] | None:
+    """The keys `name["k"] = v` assigns (None: one is computed)."""
+    keys: set[str] = set()
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+        ):
+            key = ctx.string_value(target.slice)
+            if key is None:
                 return None
-            keys.update(kw.arg for kw in node.keywords if kw.arg)
-            for arg in node.args:
-                inner = dict_of(ctx, arg)
-                if inner is None:
-                    return None
-                keys |= inner[0]
+            keys.add(key)
+    return keys
+
+
+def _method_keys(ctx: EvaluatorContext, call: ast.Call, method: str) -> set[str] | None:
+    """The keys `d.setdefault("k", v)` or `d.update(k=v, {...})` adds (None: one is computed)."""
+    if method == "setdefault":
+        key = ctx.string_value(call.args[0]) if call.args else None
+        return None if key is None else {key}
+    if has_star_kwargs(call):
+        return None
+    keys = {kw.arg for kw in call.keywords if kw.arg}
+    for arg in call.args:
+        inner = dict_of(ctx, arg)
+        if inner is None:
+            return None
+        keys |= inner[0]
     return keys
 
 
