@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from core import secrets
-from core.errors import SettingsError
+from core.errors import SettingsError, redact_url
 
 DEFAULT_API = "https://api.github.com"
 SECRET_VARIABLES = ("PROCTOR_PRIVATE_KEY", "PROCTOR_WEBHOOK_SECRET", "PROCTOR_DASHBOARD_TOKEN")
@@ -48,7 +48,7 @@ class Settings:
 def _http_url(variable: str, value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise SettingsError(variable, f"expected an http(s) URL, found {value!r}")
+        raise SettingsError(variable, f"expected an http(s) URL, found {redact_url(value)!r}")
     return value.rstrip("/")
 
 
@@ -115,9 +115,11 @@ def _db_url(env: MutableMapping[str, str], data_dir: Path) -> str:
     try:
         url = make_url(raw)
     except ArgumentError:
-        raise SettingsError("PROCTOR_DB", f"not a database URL: {raw!r}") from None
+        raise SettingsError("PROCTOR_DB", f"not a database URL: {redact_url(raw)!r}") from None
     if url.get_backend_name() not in ("sqlite", "postgresql"):
-        raise SettingsError("PROCTOR_DB", f"expected sqlite:/// or postgresql:// URL, found {raw!r}")
+        raise SettingsError(
+            "PROCTOR_DB", f"expected sqlite:/// or postgresql:// URL, found {redact_url(raw)!r}"
+        )
     return raw
 
 
@@ -125,7 +127,7 @@ def _queue_url(env: MutableMapping[str, str]) -> str:
     raw = env.get("PROCTOR_QUEUE", "").strip() or "sqlite"
     if raw != "sqlite" and not raw.startswith(("redis://", "rediss://")):
         raise SettingsError(
-            "PROCTOR_QUEUE", f"expected sqlite (the default) or a redis:// URL, found {raw!r}"
+            "PROCTOR_QUEUE", f"expected sqlite (the default) or a redis:// URL, found {redact_url(raw)!r}"
         )
     if raw.startswith("redis"):
         try:

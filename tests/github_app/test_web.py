@@ -122,6 +122,25 @@ def test_each_bad_setting_is_named(
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("PROCTOR_DB", "mysql://app:hunter2@db.internal/app"),
+        ("PROCTOR_QUEUE", "amqp://app:hunter2@mq.internal/"),
+        ("PROCTOR_GITHUB_API", "ftp://app:hunter2@ghe.internal/"),
+    ],
+)
+def test_a_refused_url_setting_is_shown_without_its_password(
+    variable: str, value: str, tmp_path: Path, app_key: tuple[str, str]
+) -> None:
+    env = {"PROCTOR_WEBHOOK_SECRET": "s", "PROCTOR_APP_ID": "1", "PROCTOR_PRIVATE_KEY": app_key[0]}
+    env.update(PROCTOR_DATA_DIR=str(tmp_path), **{variable: value})
+    with pytest.raises(SettingsError) as caught:
+        load_settings(env, scrub=False)
+    assert caught.value.variable == variable
+    assert "hunter2" not in str(caught.value) and "***@" in str(caught.value)
+
+
 def test_secrets_leave_the_environment_once_read(tmp_path: Path, app_key: tuple[str, str]) -> None:
     env = {
         "PROCTOR_WEBHOOK_SECRET": "s",
