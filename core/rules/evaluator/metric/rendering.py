@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.patterns import LazyPattern
@@ -112,40 +113,49 @@ def stream_name(ctx: EvaluatorContext, expr: ast.expr) -> str | None:
 
 
 def render_expr(ctx: EvaluatorContext, expr: ast.expr, depth: int = 0) -> list[Segment]:
+    """The text `expr` renders as: literal pieces, and holes for what is only known at run time."""
     if depth > 8:
         return [Hole(expr)]
     text = ctx.string_value(expr)
     if text is not None:
         return [text]
-    if (
-        isinstance(expr, ast.Constant)
-        and isinstance(expr.value, int | float)
-        and not isinstance(expr.value, bool)
-    ):
+    render = _RENDERERS.get(type(expr))
+    return render(ctx, expr, depth) if render is not None else [Hole(expr)]
+
+
+def _render_constant(ctx: EvaluatorContext, expr: ast.expr, depth: int) -> list[Segment]:
+    assert isinstance(expr, ast.Constant)
+    if isinstance(expr.value, int | float) and not isinstance(expr.value, bool):
         return [str(expr.value)]
-    if isinstance(expr, ast.Name):
-        return _render_name(ctx, expr, depth)
-    if isinstance(expr, ast.JoinedStr):
-        out: list[Segment] = []
-        for value in expr.values:
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                out.append(value.value)
-            elif isinstance(value, ast.FormattedValue):
-                out.extend(_formatted(ctx, value, depth))
-        return out
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        return render_expr(ctx, expr.left, depth + 1) + render_expr(ctx, expr.right, depth + 1)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
-        template = ctx.string_value(expr.left)
-        if template is not None:
-            return _percent(ctx, template, expr.right, depth)
-    if isinstance(expr, ast.Call):
-        return _render_call(ctx, expr, depth)
     return [Hole(expr)]
 
 
-def _render_name(ctx: EvaluatorContext, expr: ast.Name, depth: int) -> list[Segment]:
+def _render_joined(ctx: EvaluatorContext, expr: ast.expr, depth: int) -> list[Segment]:
+    assert isinstance(expr, ast.JoinedStr)
+    out: list[Segment] = []
+    for value in expr.values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            out.append(value.value)
+        elif isinstance(value, ast.FormattedValue):
+            out.extend(_formatted(ctx, value, depth))
+    return out
+
+
+def _render_binop(ctx: EvaluatorContext, expr: ast.expr, depth: int) -> list[Segment]:
+    """`a + b` renders both sides; `"template" % args` renders the template."""
+    assert isinstance(expr, ast.BinOp)
+    if isinstance(expr.op, ast.Add):
+        return render_expr(ctx, expr.left, depth + 1) + render_expr(ctx, expr.right, depth + 1)
+    if isinstance(expr.op, ast.Mod):
+        template = ctx.string_value(expr.left)
+        if template is not None:
+            return _percent(ctx, template, expr.right, depth)
+    return [Hole(expr)]
+
+
+def _render_name(ctx: EvaluatorContext, expr: ast.expr, depth: int) -> list[Segment]:
     """A variable bound to a string expression renders as that expression; anything else is a hole."""
+    assert isinstance(expr, ast.Name)
     value = ctx.value_of(expr)
     if isinstance(value, ast.JoinedStr | ast.BinOp | ast.Call):
         rendered = render_expr(ctx, value, depth + 1)
@@ -154,8 +164,9 @@ def _render_name(ctx: EvaluatorContext, expr: ast.Name, depth: int) -> list[Segm
     return [Hole(expr)]
 
 
-def _render_call(ctx: EvaluatorContext, expr: ast.Call, depth: int) -> list[Segment]:
+def _render_call(ctx: EvaluatorContext, expr: ast.expr, depth: int) -> list[Segment]:
     """`"...".format(...)` renders its template; `str(x)` is x's hole; other calls are holes."""
+    assert isinstance(expr, ast.Call)
     func = expr.func
     if isinstance(func, ast.Attribute) and func.attr == "format":
         template = ctx.string_value(func.value)
@@ -164,6 +175,17 @@ def _render_call(ctx: EvaluatorContext, expr: ast.Call, depth: int) -> list[Segm
     if ctx.call_name(expr) == "str" and len(expr.args) == 1:
         return [Hole(expr.args[0])]
     return [Hole(expr)]
+
+
+_Renderer = Callable[[EvaluatorContext, ast.expr, int], list[Segment]]
+_RENDERERS: dict[type[ast.expr], _Renderer] = {
+    ast.Constant: _render_constant,
+    ast.Name: _render_name,
+    ast.JoinedStr: _render_joined,
+    ast.BinOp: _render_binop,
+    ast.Call: _render_call,
+}
+"""How each kind of expression renders (`render_expr`); any other kind is a hole."""
 
 
 def _formatted(ctx: EvaluatorContext, value: ast.FormattedValue, depth: int) -> list[Segment]:
