@@ -113,14 +113,14 @@ class WorkspaceError(ProctorError):
 
 
 class GitError(ProctorError):
-    """A git command failed: `argv` as run, its `returncode` and `stderr` (empty when git never ran or the
-    problem is a ref that does not exist); `str()` is the one-line explanation."""
+    """A git command failed: `argv` as run (a URL's credentials redacted), its `returncode` and `stderr` (empty
+    when git never ran or the problem is a ref that does not exist); `str()` is the one-line explanation."""
 
     def __init__(
         self, message: str, *, argv: Sequence[str] = (), returncode: int | None = None, stderr: str = ""
     ) -> None:
         super().__init__(message)
-        self.argv = tuple(argv)
+        self.argv = redact_argv(argv)
         self.returncode = returncode
         self.stderr = stderr
 

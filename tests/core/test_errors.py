@@ -238,3 +238,12 @@ def test_verify_and_campaign_name_the_workspace_they_could_not_use(tmp_path: Pat
     with pytest.raises(CampaignError) as not_git:
         workspace_root(plain)
     assert not_git.value.path == plain and "is not a git repository" in str(not_git.value)
+
+
+def test_a_failing_fetch_from_a_url_with_credentials_keeps_them_out_of_argv(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with pytest.raises(GitError) as caught:
+        run_git(tmp_path, "fetch", "--quiet", "http://bot:hunter2@127.0.0.1:9/repo.git")
+    error = caught.value
+    assert error.argv[-1] == "http://***@127.0.0.1:9/repo.git" and error.returncode != 0
+    assert "hunter2" not in f"{error} {error.stderr} {error.argv}"  # git itself drops them from its message
