@@ -18,6 +18,8 @@ from core.diagnostics import Diagnostic
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator import clear_caches, lint, lint_reference
 from core.rules.evaluator.analysis import cutter
+from core.rules.evaluator.analysis.flow import Flow
+from core.rules.evaluator.metric import discovery
 
 ENTRY = "kapso_evaluation/evaluate.py"
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -79,7 +81,15 @@ def ordered(found: list[Diagnostic]) -> list[Diagnostic]:
 
 def assert_equivalent(text: str, ctx: LintContext) -> None:
     incremental = ordered(lint(ENTRY, text, DocumentKind.EVALUATOR, ctx))
-    assert incremental == ordered(lint_reference(ENTRY, text, DocumentKind.EVALUATOR, ctx)), text
+    # The reference walks the flow of its own tree; the next incremental lint must still find (and resume)
+    # the walk of the last incremental one, as in the editor, where no reference lint runs in between.
+    with discovery._FLOWS_LOCK:
+        flows = dict(discovery._FLOWS)
+    reference = ordered(lint_reference(ENTRY, text, DocumentKind.EVALUATOR, ctx))
+    with discovery._FLOWS_LOCK:
+        discovery._FLOWS.clear()
+        discovery._FLOWS.update(flows)
+    assert incremental == reference, text
 
 
 def indent_of(line: str) -> str:
@@ -211,3 +221,53 @@ def test_the_parse_error_is_the_whole_file_parsers(data: st.DataObject) -> None:
 def test_line_numbers_inside_messages_are_document_lines(before: str, after: str) -> None:
     found = cutter.parse_document(before)
     assert isinstance(found, SyntaxError) and found.msg == after
+
+
+STATUS_EVALUATOR = """import sys
+
+
+def run() -> int:
+    print("auc: 0.5")
+    return 0
+
+
+def main() -> int:
+    code = run()
+    if code != 0:
+        return 1
+    print("accuracy: 0.9")
+    return 0
+"""
+# Appended one after another, as a person types them below `main()`: statuses bound at module level, the
+# exit that makes `status` a status only later, a top-level exit that ends the walk, lines after it.
+APPENDED = (
+    "code = main()",
+    'if code != 0:\n    print("failed")',
+    'print(f"auc: {code}")',
+    "status = run()",
+    'if status:\n    print("status: 1")',
+    "sys.exit(status)",
+    'print("after: 1")',
+    "raise SystemExit(code)",
+)
+
+
+def test_lines_appended_below_main_resume_the_walk_and_equal_a_cold_lint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    resumed: list[int] = []
+    restore = Flow._restore
+
+    def counting(self: Flow, earlier: Flow, keep: int) -> int:
+        resumed.append(keep)
+        return restore(self, earlier, keep)
+
+    monkeypatch.setattr(Flow, "_restore", counting)
+    clear_caches()
+    ctx = LintContext()
+    text = STATUS_EVALUATOR
+    lint(ENTRY, text, DocumentKind.EVALUATOR, ctx)
+    for line in APPENDED:
+        text += line + "\n"
+        assert_equivalent(text, ctx)
+    assert len(resumed) >= 4, resumed  # most appends walked only what they added

@@ -17,6 +17,7 @@ __all__ = [
     "EXIT_CALLS",
     "Status",
     "StatusNames",
+    "StatusSnapshot",
     "head_stores",
     "return_statuses",
     "stored_names",
@@ -131,6 +132,9 @@ class _Held(NamedTuple):
     success: frozenset[Status]  # what it holds when the function succeeded (0 and/or None)
 
 
+StatusSnapshot = tuple[dict[tuple[int, str], _Held], dict[int, frozenset[str]]] | None
+
+
 class StatusNames:
     """Names bound to a local function's exit status as the flow walks, per frame (0: the module body).
 
@@ -161,6 +165,22 @@ class StatusNames:
         success = frozenset(s for s in return_statuses(func) or () if s in (0, None))
         if success:
             self._held[(frame, name)] = _Held(path, success)
+
+    def snapshot(self) -> StatusSnapshot:
+        """What is known now, for a walk that resumes here (`Flow`'s boundaries); None when nothing is."""
+        if not self._held and not self._exits:
+            return None
+        return dict(self._held), dict(self._exits)
+
+    def restore(self, snapshot: StatusSnapshot) -> None:
+        self._held, self._exits = ({}, {}) if snapshot is None else (dict(snapshot[0]), dict(snapshot[1]))
+
+    def module_exits_hold(self, snapshot: StatusSnapshot, body: Sequence[ast.stmt]) -> bool:
+        """Whether the module body's exit names in `snapshot` (found from the whole body, the part not yet
+        walked included) are those of `body` too: otherwise a binding decided before it may differ."""
+        if snapshot is None or 0 not in snapshot[1]:
+            return True
+        return snapshot[1][0] == frozenset(self._exit_arguments(list(body)))
 
     def forget(self, names: Iterable[ast.Name], frame: int) -> None:
         if self._held:

@@ -21,9 +21,24 @@ from typing import Any, NamedTuple, Protocol
 
 from core.rules.evaluator.analysis.ast_utils import children, int_constant, walk_no_nested
 from core.rules.evaluator.analysis.chunks import Chunk
-from core.rules.evaluator.analysis.exit_status import EXIT_CALLS, StatusNames, head_stores, stored_names
+from core.rules.evaluator.analysis.exit_status import (
+    EXIT_CALLS,
+    StatusNames,
+    StatusSnapshot,
+    head_stores,
+    stored_names,
+)
 
-__all__ = ["EXIT_CALLS", "Flow", "FlowSource", "Step", "ends_abnormally", "exclusive", "is_error_exit"]
+__all__ = [
+    "EXIT_CALLS",
+    "Boundary",
+    "Flow",
+    "FlowSource",
+    "Step",
+    "ends_abnormally",
+    "exclusive",
+    "is_error_exit",
+]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -96,20 +111,83 @@ class _Terminated(Exception):
     """The program exits here (a top-level `sys.exit`); nothing after it runs."""
 
 
-class Flow:
-    """The ordered steps of one document (see module docstring)."""
+class Boundary(NamedTuple):
+    """The walk's state just before a top-level statement (`stmt`; None: after the last one)."""
 
-    def __init__(self, ctx: FlowSource) -> None:
+    stmt: ast.stmt | None
+    steps: int  # len(steps)
+    entered: int  # len(Flow._entered)
+    frames: int
+    statuses: StatusSnapshot
+    mark: int  # the caller's mark (how many lookups its recording view had recorded)
+
+
+class Flow:
+    """The ordered steps of one document (see module docstring).
+
+    `resume=(earlier, keep)` starts from `earlier`'s state before its top-level statement `keep`; the caller
+    checked that the statements before it are the same objects and that every lookup recorded up to that
+    boundary (`mark`) still holds. Appending a line after `main()` then walks that line, not `main()` again.
+    """
+
+    def __init__(
+        self,
+        ctx: FlowSource,
+        *,
+        mark: Callable[[], int] = lambda: 0,
+        resume: tuple[Flow, int] | None = None,
+    ) -> None:
         self.ctx = ctx
         self.steps: list[Step] = []
         self.reached: set[ast.AST] = set()
         self._inlined: dict[ast.AST, int] = {}
+        self._entered: list[FunctionNode] = []  # every inlined function in order (`_restore` replays it)
         self._stack: list[ast.AST] = []
         self._frames = 0
         self._calls_in: dict[int, list[ast.Call]] = {}
         self._statuses = StatusNames(ctx)
+        self.boundaries: list[Boundary] = []
+        self._mark = mark
+        body = list(ctx.flow_body())
+        start = self._restore(*resume) if resume is not None else 0
         with contextlib.suppress(_Terminated):
-            self._block(list(ctx.flow_body()), _Flags())
+            self._top_level(body, start)
+
+    def _top_level(self, body: list[ast.stmt], start: int) -> None:
+        """`_block` of the module body from statement `start`, with a `Boundary` before each statement and
+        after the last one (when the walk gets there)."""
+        for stmt in body[start:]:
+            if len(self.steps) >= MAX_STEPS:
+                return
+            self.boundaries.append(self._boundary(stmt))
+            if self._stmt(stmt, _Flags()):
+                return
+        self.boundaries.append(self._boundary(None))
+
+    def _boundary(self, stmt: ast.stmt | None) -> Boundary:
+        statuses = self._statuses.snapshot()
+        return Boundary(stmt, len(self.steps), len(self._entered), self._frames, statuses, self._mark())
+
+    def _restore(self, earlier: Flow, keep: int) -> int:
+        state = earlier.boundaries[keep]
+        self.steps = earlier.steps[: state.steps]
+        self._entered = earlier._entered[: state.entered]
+        for func in self._entered:
+            self.reached.add(func)
+            self._inlined[func] = self._inlined.get(func, 0) + 1
+        self._frames = state.frames
+        self._statuses.restore(state.statuses)
+        self.boundaries = earlier.boundaries[:keep]
+        return keep
+
+    def resumable_at(self, body: Sequence[ast.stmt]) -> int:
+        """How many leading top-level statements of `body` are the ones this walk started with (the same
+        objects), up to its last boundary: where a `resume` may start (0: nowhere)."""
+        limit = min(len(self.boundaries) - 1, len(body))
+        keep = 0
+        while keep < limit and self.boundaries[keep].stmt is body[keep]:
+            keep += 1
+        return keep
 
     def copy_for(self, ctx: FlowSource) -> Flow:
         """This walk for another context of the same document (its lookups checked by the caller)."""
@@ -118,10 +196,13 @@ class Flow:
         flow.steps = list(self.steps)
         flow.reached = set(self.reached)
         flow._inlined = dict(self._inlined)
+        flow._entered = list(self._entered)
         flow._stack = []
         flow._frames = self._frames
         flow._calls_in = {}
         flow._statuses = StatusNames(ctx)
+        flow.boundaries = list(self.boundaries)
+        flow._mark = self._mark
         return flow
 
     def walk_unreached(self) -> None:
@@ -312,6 +393,7 @@ class Flow:
             return
         self._inlined[func] = self._inlined.get(func, 0) + 1
         self.reached.add(func)
+        self._entered.append(func)
         self._frames += 1
         inner = _Flags(
             flags.in_loop,

@@ -11,6 +11,7 @@ brief rule BR008 all read the answer from here.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import threading
 import warnings
@@ -22,6 +23,7 @@ from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
 from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
+from core.rules.evaluator.analysis.exit_status import StatusNames
 from core.rules.evaluator.analysis.flow import Flow, Step
 from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.context import EvaluatorContext
@@ -102,7 +104,7 @@ def flow_of(ctx: EvaluatorContext) -> Flow:
         flow = cached[1].copy_for(ctx)
     else:
         view = DocumentView(ctx)
-        walked = Flow(view)
+        walked = Flow(view, mark=lambda: len(view.reads), resume=_resumable(ctx, view, cached))
         flow = walked.copy_for(ctx)
         with _FLOWS_LOCK:
             _FLOWS[key] = (view.reads, walked.copy_for(ctx))
@@ -111,6 +113,34 @@ def flow_of(ctx: EvaluatorContext) -> Flow:
                 _FLOWS.popitem(last=False)
     ctx.memo["flow"] = flow
     return flow
+
+
+def _resumable(
+    ctx: EvaluatorContext, view: DocumentView, cached: tuple[dict[Lookup, object], Flow] | None
+) -> tuple[Flow, int] | None:
+    """Where the last walk can be taken up again (`Flow`'s `resume`): after the top-level statements it
+    shares with this document, when every lookup it recorded before them still holds. The view then starts
+    with those lookups, in the same order, so the boundaries kept from the last walk keep their marks."""
+    if cached is None:
+        return None
+    reads, earlier = cached
+    keep = earlier.resumable_at(ctx.flow_body())
+    if keep == 0:
+        return None
+    boundary = earlier.boundaries[keep]
+    prefix = dict(itertools.islice(reads.items(), boundary.mark))
+    # The statements were compared by identity; the body itself changed (that is why the walk runs).
+    if not ctx.reads_hold({read: value for read, value in prefix.items() if read != _FLOW_BODY}):
+        return None
+    view.reads.update(prefix)
+    body = view.flow_body()
+    if not StatusNames(view).module_exits_hold(boundary.statuses, body):
+        view.reads.clear()
+        return None
+    return earlier, keep
+
+
+_FLOW_BODY = Lookup("flow_body")
 
 
 def clear_flows() -> None:
