@@ -4,8 +4,9 @@ The debounce adapts to what a lint costs. A document whose lint is cheap (at mos
 CPU time: on a busy machine the wall time says more about the other processes than about the lint)
 is linted on the next event-loop turn after every edit: the messages already read are handled first, so a
 burst of edits still costs one lint, and a person pressing Enter sees the result at once (as with ruff's
-server). A document whose lint is slow gets the classic debounce with a leading edge: an edit after a quiet
-spell is linted at once, edits within `debounceMs` of the last lint are coalesced into one.
+server). So is the first edit of a document, whose cost is not known yet (the open's lint is cold and says
+nothing about an edit's). A document whose lint is slow gets the classic debounce with a leading edge: an
+edit after a quiet spell is linted at once, edits within `debounceMs` of the last lint are coalesced into one.
 
 Timers call plain functions, never await a client request (pygls #621).
 """
@@ -46,7 +47,7 @@ class Publisher:
         """Seconds to wait before linting `uri` after an edit (see module docstring)."""
         debounce = self.engine.settings.debounce_ms / 1000
         cost = self._cost.get(uri)
-        if immediate or not debounce or (cost is not None and cost <= debounce * CHEAP_FRACTION):
+        if immediate or not debounce or cost is None or cost <= debounce * CHEAP_FRACTION:
             return 0.0
         quiet = time.monotonic() - self._last_lint.get(uri, float("-inf")) >= debounce
         return 0.0 if quiet else debounce

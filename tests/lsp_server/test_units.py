@@ -7,7 +7,9 @@ from lsprotocol import types
 
 from core.diagnostics import Range, TextEdit
 from lsp_server import actions, convert
-from lsp_server.documents import Document, split_lines
+from lsp_server.documents import Document, DocumentStore, split_lines
+from lsp_server.engine import Engine
+from lsp_server.publisher import Publisher
 from lsp_server.settings import Settings, parse_settings
 
 
@@ -246,3 +248,22 @@ def test_client_features_from_capabilities_are_read_once_and_frozen() -> None:
     assert ClientFeatures.from_capabilities(types.ClientCapabilities(), convert.UTF16) == ClientFeatures()
     with pytest.raises(dataclasses.FrozenInstanceError):
         features.pull = False  # type: ignore[misc]
+
+
+def test_push_delay_adapts_to_what_an_edit_lint_costs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cheap lints (and the first edit, cost unknown) run at once; slow ones are debounced with a leading edge."""
+    engine = Engine(DocumentStore())
+    engine.set_settings(Settings(debounce_ms=50))
+    publisher = Publisher(engine, lambda _uri, _items, _version: None)
+    now = [100.0]
+    monkeypatch.setattr("lsp_server.publisher.time.monotonic", lambda: now[0])
+    uri = "file:///w/evaluate.py"
+    publisher._last_lint[uri] = now[0]  # the open was just linted
+    assert publisher.delay(uri, immediate=False) == 0.0  # first edit: its cost is not known yet
+    publisher._cost[uri] = 0.004  # 4 ms of CPU: under a fifth of 50 ms
+    assert publisher.delay(uri, immediate=False) == 0.0
+    publisher._cost[uri] = 0.2  # a slow lint, right after the last one: coalesced
+    assert publisher.delay(uri, immediate=False) == 0.05
+    now[0] += 0.06  # after a quiet spell: the leading edge
+    assert publisher.delay(uri, immediate=False) == 0.0
+    assert publisher.delay(uri, immediate=True) == 0.0
