@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.errors import GitError
-from core.integrity.git import git_argv, git_env, is_object_id, resolve_commits, run_git
+from core.integrity.git import git_argv, git_env, is_object_id, run_git
+from core.integrity.object_store import resolve_commits
 
 FETCH_TIMEOUT_S = 600
 

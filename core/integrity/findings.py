@@ -1,6 +1,7 @@
 """Integrity findings (SPEC §4.2): IN001–IN010 reject a candidate, IN011 only flags it for a reviewer.
 
-Each code is a rule of `core/integrity/checks/` (its name, title and doc); the guard builds the findings.
+Each code is a rule of `core/integrity/checks/` (its name, title and doc); the guard builds the findings. A
+finding is the record the checks produce, so it sits below them: its title is `checks.rule_title(code)`.
 """
 
 from __future__ import annotations
@@ -20,13 +21,6 @@ class Finding:
     severity: Severity
     path: str
     detail: str
-
-    @property
-    def title(self) -> str:
-        """The rule's short title, from the rule table (`core.integrity.checks`)."""
-        from core.integrity.checks import rule_title  # the checks import this module
-
-        return rule_title(self.code)
 
     @property
     def url(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,14 +84,15 @@ def run_git(repo: Path, *args: str, check: bool = True, input: bytes | None = No
     return run_git_bytes(repo, *args, check=check, input=input).decode("utf-8", "surrogateescape")
 
 
-def _check_ref(repo: Path, ref: str) -> None:
+def check_ref(repo: Path, ref: str) -> None:
+    """Refuse a ref no git command could name (empty, or with a NUL or newline that would split a batch)."""
     if not ref or any(ch in ref for ch in "\0\n\r"):
         raise GitError(f"ref {ref!r} does not exist in {repo}")
 
 
 def resolve_commit(repo: Path, ref: str) -> str:
     """The full sha of the commit `ref` names; a missing ref is one clear GitError naming ref and repo."""
-    _check_ref(repo, ref)
+    check_ref(repo, ref)
     argv = git_argv(repo, ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
     try:
         proc = subprocess.run(argv, capture_output=True, env=git_env(), check=False)
@@ -252,31 +253,6 @@ _HEX = frozenset("0123456789abcdef")
 def is_object_id(text: str) -> bool:
     """A full hex object id (sha1 or sha256): immutable, unlike a ref name."""
     return len(text) in (40, 64) and set(text) <= _HEX
-
-
-def resolve_commits(repo: Path, refs: Sequence[str]) -> list[str]:
-    """Full commit ids of `refs`; names cost one fresh git process in all, object ids none (when warm)."""
-    specs = [f"{ref}^{{commit}}" for ref in refs]
-    for ref in refs:
-        _check_ref(repo, ref)
-    by_name = [index for index, ref in enumerate(refs) if not is_object_id(ref)]
-    infos: list[ObjectInfo | None] = [None] * len(refs)
-    if by_name:
-        for index, info in zip(by_name, batch_check(repo, [specs[i] for i in by_name]), strict=True):
-            infos[index] = info
-    by_id = [index for index, ref in enumerate(refs) if is_object_id(ref)]
-    if by_id:
-        from core.integrity.object_store import object_store  # it imports this module
-
-        for index, info in zip(by_id, object_store(repo).require([specs[i] for i in by_id]), strict=True):
-            infos[index] = info
-    commits = []
-    for ref, found in zip(refs, infos, strict=True):
-        if found is None or found.oid is None:
-            resolve_commit(repo, ref)  # raises the one-line "does not exist" (or "not a repository") error
-            raise GitError(f"ref {ref!r} does not exist in {repo}")
-        commits.append(found.oid)
-    return commits
 
 
 _STATE_DIRS: dict[str, Path | None] = {}

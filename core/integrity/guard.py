@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from core.errors import GitError, IntegrityError
-from core.integrity import git as gitcmd
 from core.integrity.checks import GUARD_CHECKS, changed_during_run
 from core.integrity.checks.stale_result_json_at_launch import stale_finding
 from core.integrity.context import GuardContext, TreeView, suite_rel
@@ -24,7 +23,7 @@ from core.integrity.findings import Finding
 from core.integrity.git_view import GitView
 from core.integrity.manifest import protected_inputs
 from core.integrity.modules import INSTALLED, ModuleProvider
-from core.integrity.object_store import object_store
+from core.integrity.object_store import object_store, resolve_commits
 from core.integrity.tree_view import DirectoryView
 
 if TYPE_CHECKING:
@@ -82,7 +81,7 @@ def guard_refs(repo: Path, baseline_ref: str, candidate_ref: str, config: GuardC
     """
     repo = Path(repo)
     suite = suite_rel(config)
-    base, cand = gitcmd.resolve_commits(repo, [baseline_ref, candidate_ref])
+    base, cand = resolve_commits(repo, [baseline_ref, candidate_ref])
     store = object_store(repo)
     base_tree, cand_tree = store.require([f"{base}^{{tree}}", f"{cand}^{{tree}}"])
     if base_tree.oid is None or cand_tree.oid is None:

@@ -21,11 +21,14 @@ from core.errors import GitError
 from core.integrity.git import (
     NO_GIT,
     ObjectInfo,
+    batch_check,
+    check_ref,
     explain_failure,
     git_argv,
     git_env,
     git_failure,
     is_object_id,
+    resolve_commit,
 )
 
 _T = TypeVar("_T")
@@ -254,3 +257,26 @@ def close_object_stores() -> None:
 
 
 atexit.register(close_object_stores)
+
+
+def resolve_commits(repo: Path, refs: Sequence[str]) -> list[str]:
+    """Full commit ids of `refs`; names cost one fresh git process in all, object ids none (when warm)."""
+    specs = [f"{ref}^{{commit}}" for ref in refs]
+    for ref in refs:
+        check_ref(repo, ref)
+    by_name = [index for index, ref in enumerate(refs) if not is_object_id(ref)]
+    infos: list[ObjectInfo | None] = [None] * len(refs)
+    if by_name:
+        for index, info in zip(by_name, batch_check(repo, [specs[i] for i in by_name]), strict=True):
+            infos[index] = info
+    by_id = [index for index, ref in enumerate(refs) if is_object_id(ref)]
+    if by_id:
+        for index, info in zip(by_id, object_store(repo).require([specs[i] for i in by_id]), strict=True):
+            infos[index] = info
+    commits = []
+    for ref, found in zip(refs, infos, strict=True):
+        if found is None or found.oid is None:
+            resolve_commit(repo, ref)  # raises the one-line "does not exist" (or "not a repository") error
+            raise GitError(f"ref {ref!r} does not exist in {repo}")
+        commits.append(found.oid)
+    return commits

@@ -23,7 +23,7 @@ def guard_sides(repo: Path, baseline: str, candidate: str) -> GuardReport:
 
     base_is_dir, cand_is_dir = Path(baseline).is_dir(), Path(candidate).is_dir()
     if not base_is_dir and not cand_is_dir:
-        from core.integrity.git import resolve_commits
+        from core.integrity.object_store import resolve_commits
 
         base_commit, cand_commit = resolve_commits(repo, [baseline, candidate])
         return guard_refs(repo, base_commit, cand_commit, config_at(repo, base_commit))

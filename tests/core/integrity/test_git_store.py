@@ -20,7 +20,7 @@ from core.integrity import git as gitcmd
 from core.integrity import git_view
 from core.integrity.git_trees import diff_trees
 from core.integrity.guard import guard_refs
-from core.integrity.object_store import object_store
+from core.integrity.object_store import object_store, resolve_commits
 from tests.core.integrity.helpers import commit_all, git, init_repo, write
 
 # ----------------------------------------------------------------------------------------- diff_trees
@@ -166,7 +166,7 @@ def test_ref_names_are_resolved_afresh_after_refs_are_repacked(tmp_path: Path) -
         target = tampered if index % 2 == 0 else honest
         git(repo, "update-ref", "refs/heads/main", target)
         git(repo, "pack-refs", "--all")
-        assert gitcmd.resolve_commits(repo, ["main"]) == [target]
+        assert resolve_commits(repo, ["main"]) == [target]
         verdict = guard_refs(repo, base, "main", Config()).verdict
         assert verdict == ("rejected" if target == tampered else "accepted")
 
