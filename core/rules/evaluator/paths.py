@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ast
 import posixpath
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core.rules.evaluator.context import EvaluatorContext
 
@@ -87,32 +88,38 @@ def resolve_path(ctx: EvaluatorContext, expr: ast.AST | None, depth: int = 0) ->
     """Best static value of a path expression (see module docstring)."""
     if expr is None or depth > 12:
         return UNKNOWN
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return PathValue(True, expr.value if expr.value.startswith("/") else _norm(expr.value))
-    if isinstance(expr, ast.Name):
-        if expr.id == "__file__":
-            return PathValue(True, ctx.relpath)
-        bound = ctx.value_of(expr)
-        return resolve_path(ctx, bound, depth + 1) if bound is not None else UNKNOWN
-    if isinstance(expr, ast.Attribute):
-        if expr.attr == "parent":
-            return _dirname(resolve_path(ctx, expr.value, depth + 1))
+    resolver = _RESOLVERS.get(type(expr))
+    return resolver(ctx, expr, depth) if resolver is not None else UNKNOWN
+
+
+def _constant_path(ctx: EvaluatorContext, expr: ast.Constant, depth: int) -> PathValue:
+    if not isinstance(expr.value, str):
         return UNKNOWN
-    if isinstance(expr, ast.Subscript):
-        return _parents_path(ctx, expr, depth)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+    return PathValue(True, expr.value if expr.value.startswith("/") else _norm(expr.value))
+
+
+def _name_path(ctx: EvaluatorContext, expr: ast.Name, depth: int) -> PathValue:
+    if expr.id == "__file__":
+        return PathValue(True, ctx.relpath)
+    bound = ctx.value_of(expr)
+    return resolve_path(ctx, bound, depth + 1) if bound is not None else UNKNOWN
+
+
+def _attribute_path(ctx: EvaluatorContext, expr: ast.Attribute, depth: int) -> PathValue:
+    return _dirname(resolve_path(ctx, expr.value, depth + 1)) if expr.attr == "parent" else UNKNOWN
+
+
+def _binop_path(ctx: EvaluatorContext, expr: ast.BinOp, depth: int) -> PathValue:
+    """`base / "part"` joins; `prefix + "suffix"` concatenates (a known suffix survives an unknown prefix)."""
+    if isinstance(expr.op, ast.Div):
         return _join(resolve_path(ctx, expr.left, depth + 1), resolve_path(ctx, expr.right, depth + 1))
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        left = resolve_path(ctx, expr.left, depth + 1)
-        right = resolve_path(ctx, expr.right, depth + 1)
-        if left.known and right.known:
-            return PathValue(True, _norm(left.path + right.path))
-        return PathValue(False, right.path) if right.known else right
-    if isinstance(expr, ast.JoinedStr):
-        return _fstring(ctx, expr, depth)
-    if isinstance(expr, ast.Call):
-        return _call_path(ctx, expr, depth)
-    return UNKNOWN
+    if not isinstance(expr.op, ast.Add):
+        return UNKNOWN
+    left = resolve_path(ctx, expr.left, depth + 1)
+    right = resolve_path(ctx, expr.right, depth + 1)
+    if left.known and right.known:
+        return PathValue(True, _norm(left.path + right.path))
+    return PathValue(False, right.path) if right.known else right
 
 
 def _parents_path(ctx: EvaluatorContext, expr: ast.Subscript, depth: int) -> PathValue:
@@ -184,6 +191,19 @@ def _method_path(ctx: EvaluatorContext, call: ast.Call, func: ast.Attribute, dep
     if method == "joinpath":
         return _joined(ctx, resolve_path(ctx, func.value, depth + 1), call.args, depth)
     return UNKNOWN
+
+
+_Resolver = Callable[[EvaluatorContext, Any, int], PathValue]
+_RESOLVERS: dict[type[ast.AST], _Resolver] = {
+    ast.Constant: _constant_path,
+    ast.Name: _name_path,
+    ast.Attribute: _attribute_path,
+    ast.Subscript: _parents_path,
+    ast.BinOp: _binop_path,
+    ast.JoinedStr: _fstring,
+    ast.Call: _call_path,
+}
+"""How each kind of expression resolves; anything else is UNKNOWN."""
 
 
 def _rename(method: str, base: PathValue, part: PathValue) -> PathValue:
@@ -267,45 +287,47 @@ def writes(ctx: EvaluatorContext) -> list[Write]:
 
 def _find_writes(ctx: EvaluatorContext) -> Iterator[Write]:
     for call in ctx.calls:
-        name = ctx.call_name(call)
-        method = call.func.attr if isinstance(call.func, ast.Attribute) else None
-        target = opened_for_write(ctx, call)
-        if target is not None:
-            yield Write(call, target)
-            continue
-        if method in ("write_text", "write_bytes") and name is None:
-            assert isinstance(call.func, ast.Attribute)
-            yield Write(
-                call,
-                resolve_path(ctx, call.func.value),
-                _dumps_payload(ctx, call.args[0] if call.args else None),
-            )
-            continue
-        if name in MOVE_CALLS and len(call.args) >= 2:
-            yield Write(call, resolve_path(ctx, call.args[1]))
-            continue
-        if name in ("json.dump",) and len(call.args) >= 2:
-            inner = opened_for_write(ctx, call.args[1])
-            if inner is not None:
-                yield Write(call, inner, call.args[0], through_handle=True)
-            continue
-        if method == "write" and name is None and call.args:
-            assert isinstance(call.func, ast.Attribute)
-            inner = opened_for_write(ctx, call.func.value)
-            if inner is not None:
-                yield Write(call, inner, _dumps_payload(ctx, call.args[0]), through_handle=True)
-            continue
-        label = (name or method or "").rsplit(".", 1)[-1].lower()
-        if any(word in label for word in WRITE_WORDS) and label not in ("write", "dump", "dumps"):
-            for index, arg in enumerate(call.args):
-                value = resolve_path(ctx, arg)
-                if value.path and (
-                    (value.known and "." in posixpath.basename(value.path)) or not value.known
-                ):
-                    payload = call.args[index + 1] if index + 1 < len(call.args) else None
-                    if value.known or value.path:
-                        yield Write(call, value, payload)
-                    break
+        found = _write_of(ctx, call)
+        if found is not None:
+            yield found
+
+
+def _write_of(ctx: EvaluatorContext, call: ast.Call) -> Write | None:
+    """The file write `call` makes: open for writing, `write_text`, a move, `json.dump` or `.write` into an
+    open handle, else a call whose name says it writes (`save`, `to_csv`...)."""
+    name = ctx.call_name(call)
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+    target = opened_for_write(ctx, call)
+    if target is not None:
+        return Write(call, target)
+    if method in ("write_text", "write_bytes") and name is None:
+        assert isinstance(call.func, ast.Attribute)
+        payload = _dumps_payload(ctx, call.args[0] if call.args else None)
+        return Write(call, resolve_path(ctx, call.func.value), payload)
+    if name in MOVE_CALLS and len(call.args) >= 2:
+        return Write(call, resolve_path(ctx, call.args[1]))
+    if name in ("json.dump",) and len(call.args) >= 2:
+        inner = opened_for_write(ctx, call.args[1])
+        return Write(call, inner, call.args[0], through_handle=True) if inner is not None else None
+    if method == "write" and name is None and call.args:
+        assert isinstance(call.func, ast.Attribute)
+        inner = opened_for_write(ctx, call.func.value)
+        if inner is None:
+            return None
+        return Write(call, inner, _dumps_payload(ctx, call.args[0]), through_handle=True)
+    return _named_write(ctx, call, (name or method or "").rsplit(".", 1)[-1].lower())
+
+
+def _named_write(ctx: EvaluatorContext, call: ast.Call, label: str) -> Write | None:
+    """`df.to_csv("out.csv")`, `save(model, path)`: the first argument that looks like a file path."""
+    if not any(word in label for word in WRITE_WORDS) or label in ("write", "dump", "dumps"):
+        return None
+    for index, arg in enumerate(call.args):
+        value = resolve_path(ctx, arg)
+        if value.path and ((value.known and "." in posixpath.basename(value.path)) or not value.known):
+            payload = call.args[index + 1] if index + 1 < len(call.args) else None
+            return Write(call, value, payload)
+    return None
 
 
 def _dumps_payload(ctx: EvaluatorContext, expr: ast.expr | None) -> ast.expr | None:

@@ -120,28 +120,11 @@ def _order_free(ctx: EvaluatorContext, node: ast.AST, depth: int = 0, assigned: 
         return False
     if isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is node and not parent.orelse:
         return all(_order_free_statement(ctx, stmt) for stmt in parent.body)
-    if isinstance(parent, ast.Call) and node in parent.args:
-        name = ctx.call_name(parent)
-        if name in ORDER_FREE:
-            return True
-        if name in PASS_THROUGH:
-            return _order_free(ctx, parent, depth + 1, assigned=False)
-    if isinstance(parent, ast.comprehension) and parent.iter is node:
-        comprehension = ctx.parents.get(parent)
-        if isinstance(comprehension, ast.SetComp):
-            return True  # the set's own order is judged where the set is iterated
-        if isinstance(comprehension, ast.ListComp | ast.GeneratorExp | ast.DictComp):
-            return _order_free(ctx, comprehension, depth + 1, assigned=False)
-    if (
-        isinstance(parent, ast.Compare)
-        and node in parent.comparators
-        and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
-    ):
+    if _only_tested(parent, node):
         return True
-    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
-        return True
-    if isinstance(parent, ast.If | ast.While) and parent.test is node:
-        return True
+    consumed = _through_consumer(ctx, parent, node, depth)
+    if consumed is not None:
+        return consumed
     if (
         assigned
         and isinstance(parent, ast.Assign)
@@ -150,6 +133,34 @@ def _order_free(ctx: EvaluatorContext, node: ast.AST, depth: int = 0, assigned: 
     ):
         return _sorted_later(ctx, parent.targets[0].id)
     return False
+
+
+def _only_tested(parent: ast.AST | None, node: ast.AST) -> bool:
+    """`x in listing`, `not listing`, `if listing:`: the order is never looked at."""
+    if isinstance(parent, ast.Compare):
+        return node in parent.comparators and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
+    if isinstance(parent, ast.UnaryOp):
+        return isinstance(parent.op, ast.Not)
+    return isinstance(parent, ast.If | ast.While) and parent.test is node
+
+
+def _through_consumer(
+    ctx: EvaluatorContext, parent: ast.AST | None, node: ast.AST, depth: int
+) -> bool | None:
+    """When `node` feeds a call or a comprehension: whether its order survives there (None: it feeds neither)."""
+    if isinstance(parent, ast.Call) and node in parent.args:
+        name = ctx.call_name(parent)
+        if name in ORDER_FREE:
+            return True
+        return name in PASS_THROUGH and _order_free(ctx, parent, depth + 1, assigned=False)
+    if isinstance(parent, ast.comprehension) and parent.iter is node:
+        comprehension = ctx.parents.get(parent)
+        if isinstance(comprehension, ast.SetComp):
+            return True  # the set's own order is judged where the set is iterated
+        if isinstance(comprehension, ast.ListComp | ast.GeneratorExp | ast.DictComp):
+            return _order_free(ctx, comprehension, depth + 1, assigned=False)
+        return False
+    return None
 
 
 # Effects whose result does not depend on the order they happen in: file copies and removals, messages.
