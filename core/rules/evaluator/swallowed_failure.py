@@ -39,7 +39,8 @@ from collections.abc import Iterator
 from core.diagnostics import Diagnostic, Position, Range, Severity
 from core.patterns import LazyPattern
 from core.rules.evaluator.analysis.ast_utils import int_constant, walk_no_nested
-from core.rules.evaluator.analysis.flow import EXIT_CALLS, ends_abnormally, is_error_exit
+from core.rules.evaluator.analysis.block_ends import ends_abnormally, is_error_exit
+from core.rules.evaluator.analysis.exit_status import EXIT_CALLS
 from core.rules.evaluator.context import EvaluatorContext
 
 CODE = "EV012"
