@@ -84,19 +84,28 @@ def find_python(setting: str, root: Path | None, environ: Mapping[str, str] | No
 
 
 def _choose(setting: str, root: Path | None, env: Mapping[str, str]) -> tuple[str, str]:
+    """(program, where it came from): the configured `python`, else the first one found."""
     if setting == PROCTOR:
         return sys.executable, 'python = "proctor" (Proctor\'s own)'
-    if setting:
-        if os.sep in setting or setting.startswith("."):
-            path = Path(setting).expanduser()
-            path = path if path.is_absolute() or root is None else root / path
-            if not path.exists():
-                raise ConfigError("proctor.toml", 0, "python", f"{setting!r}: {path} does not exist")
-            return str(path), f"python = {setting!r} in proctor.toml"
-        found = shutil.which(setting, path=env.get("PATH"))
-        if found is None:
-            raise ConfigError("proctor.toml", 0, "python", f"{setting!r} is not on PATH")
-        return found, f"python = {setting!r} in proctor.toml"
+    return _configured(setting, root, env) if setting else _found(root, env)
+
+
+def _configured(setting: str, root: Path | None, env: Mapping[str, str]) -> tuple[str, str]:
+    """`python = ...` in proctor.toml: a path (relative to the repository root) or a name on PATH."""
+    if os.sep in setting or setting.startswith("."):
+        path = Path(setting).expanduser()
+        path = path if path.is_absolute() or root is None else root / path
+        if not path.exists():
+            raise ConfigError("proctor.toml", 0, "python", f"{setting!r}: {path} does not exist")
+        return str(path), f"python = {setting!r} in proctor.toml"
+    found = shutil.which(setting, path=env.get("PATH"))
+    if found is None:
+        raise ConfigError("proctor.toml", 0, "python", f"{setting!r} is not on PATH")
+    return found, f"python = {setting!r} in proctor.toml"
+
+
+def _found(root: Path | None, env: Mapping[str, str]) -> tuple[str, str]:
+    """No setting: a venv at the repository root, the active venv or conda env, else python3 on PATH."""
     for name in _VENV_DIRS if root is not None else ():
         assert root is not None
         candidate = root / name / "bin" / "python"
