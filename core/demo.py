@@ -299,10 +299,10 @@ def naive_score(repo: Path, ref: str, command: str, holdout: Path) -> str:
 def run_demo(directory: Path | None = None, *, echo: Callable[[str], None] = print) -> int:
     """Build the demo workspace and run the main job on it; 0 when the campaign scored a candidate."""
     from core.campaign.engine import run_campaign
+    from core.campaign.report.render import render_text
     from core.campaign.scoreboard import fmt_score
     from core.cli import main as cli_main
     from core.config import load_config
-    from core.report.campaign_render import render_text
 
     target = _prepare_target(directory)
     echo(f"Building the demo workspace in {target}")

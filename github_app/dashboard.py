@@ -18,8 +18,8 @@ from fastapi import APIRouter, Cookie, Depends, FastAPI, HTTPException, Query, R
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from core.campaign.report.html import CSP as REPORT_CSP
 from core.errors import Locked
-from core.report.campaign_html import CSP as REPORT_CSP
 from github_app import dashboard_data, dashboard_html
 from github_app.store import Store
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import quote, urlencode
 
+from core.campaign.report.chart import nice_ticks, shorten_middle, tick_text
 from core.campaign.scoreboard import fmt_score
-from core.report.campaign_chart import nice_ticks, shorten_middle, tick_text
 from github_app.dashboard_data import CampaignView, Overview, PullView, RepoView
 
 _e = html.escape

@@ -205,7 +205,7 @@ def _check_metric(record: CandidateRecord, metric: str) -> CandidateRecord:
 
 def write_outputs(result: CampaignResult) -> None:
     """scoreboard.json (schema 1) and the self-contained report.html, each replaced atomically."""
-    from core.report.campaign_render import render_html
+    from core.campaign.report.render import render_html
 
     atomic_write_json(result.scoreboard_path, result.to_json())
     atomic_write_text(result.report_path, render_html(result))

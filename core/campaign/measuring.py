@@ -1,7 +1,7 @@
 """Where measurements run: the jobs a campaign hands out, and the two places that measure them.
 
 `PoolMeasurer` measures on a local process pool (workers only measure, core/campaign/worker.py);
-`QueueMeasurer` sends the jobs to `proctor worker`s through a job queue (core/jobs/campaign.py). Both yield
+`QueueMeasurer` sends the jobs to `proctor worker`s through a job queue (core/campaign/remote_measure.py). Both yield
 each record as it finishes and leave recording it to the caller: the parent alone writes.
 """
 
@@ -165,7 +165,7 @@ class QueueMeasurer:
         self.running = 0
 
     def measure(self, jobs: Sequence[MeasureJob]) -> Iterator[CandidateRecord]:
-        from core.jobs.campaign import measure_on_queue
+        from core.campaign.remote_measure import measure_on_queue
 
         self.running = len(jobs)
         for record, key in measure_on_queue(

@@ -62,7 +62,7 @@ class CampaignSetup:
     config_source: ConfigSource | None = None
     python: ProjectPython | None = None
     warnings: tuple[str, ...] = ()
-    # Measure on `proctor worker`s through this queue instead of the local pool (core/jobs/campaign.py).
+    # Measure on `proctor worker`s through this queue instead of the local pool (core/campaign/remote_measure.py).
     queue: JobQueue | None = None
     queue_repo: str = ""
     holdout: str = ""

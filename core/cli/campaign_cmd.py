@@ -118,7 +118,7 @@ def campaign(
     """Measure candidates against a baseline, reject the tampered, rank the rest, deliver the winner."""
     from core.atomic import atomic_write_text
     from core.campaign.engine import run_campaign
-    from core.report.campaign_render import render_html, render_json, render_text
+    from core.campaign.report.render import render_html, render_json, render_text
     from core.state_root import use_state_dir
 
     use_state_dir(state_dir)

@@ -33,9 +33,9 @@ def report(
 ) -> None:
     """Write the HTML trend of every campaign's best score (one line per evaluator version)."""
     from core import __version__
+    from core.campaign.report.facts import CAMPAIGNS_DIR, load_trend
     from core.errors import CampaignError, GitError
     from core.integrity.git import run_git
-    from core.report.campaign_facts import CAMPAIGNS_DIR, load_trend
     from core.state_root import proctor_dir
 
     if not repo.is_dir():
@@ -48,14 +48,14 @@ def report(
         ) from None
     if campaign_id is not None:
         from core.campaign.engine import load_result
-        from core.report.campaign_render import render_html
+        from core.campaign.report.render import render_html
 
         result = load_result(root, campaign_id)
         target = output or result.report_path
         _write(target, render_html(result))
         typer.echo(f"Report: {target}")
         return
-    from core.report.campaign_html import render_trend_page
+    from core.campaign.report.html import render_trend_page
 
     points = load_trend(root)
     target = output or proctor_dir(root) / "report.html"

@@ -51,10 +51,10 @@ def build(target: Path, base_url: str) -> Path:
 
 def main(argv: list[str]) -> int:
     from core.campaign import ProgressEvent, run_campaign
+    from core.campaign.report.render import render_text
     from core.campaign.scoreboard import fmt_score, note_for
     from core.cli import main as proctor
     from core.integrity.git import run_git
-    from core.report.campaign_render import render_text
 
     target = Path(argv[0]).resolve() if argv else Path(tempfile.mkdtemp(prefix="proctor-prompt-")) / "prompt"
     with LocalEndpoint() as endpoint:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from core.report.campaign_html import CSP as REPORT_CSP
+from core.campaign.report.html import CSP as REPORT_CSP
 from github_app.__main__ import build_parser
 from tests.core.report import factory
 from tests.github_app import dashboard_state

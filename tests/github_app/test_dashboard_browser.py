@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.report.campaign_model import build_model
+from core.campaign.report.model import build_model
 from tests.github_app import dashboard_state
 from tests.github_app.dashboard_browser import Browser, Page
 from tests.github_app.dashboard_state import TOKEN, Seeded

@@ -168,7 +168,7 @@ def test_a_record_that_is_not_the_candidates_own_is_its_failure() -> None:
     from types import SimpleNamespace
 
     from core.campaign.model import CandidateRecord
-    from core.jobs.campaign import _record
+    from core.campaign.remote_measure import _record
     from core.jobs.queue import Outcome
     from core.sandbox import SandboxChoice
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.report.campaign_facts import commit_facts
-from core.report.campaign_model import ChangedFile
+from core.campaign.report.facts import commit_facts
+from core.campaign.report.model import ChangedFile
 from tests.core.campaign.conftest import build_workspace, git
 
 

@@ -10,8 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from core.campaign.state import CampaignState
-from core.report.campaign_chart import (
+from core.campaign.report.chart import (
     WIDE,
     common_ref_prefix,
     nice_ticks,
@@ -19,8 +18,8 @@ from core.report.campaign_chart import (
     shorten_middle,
     tick_text,
 )
-from core.report.campaign_html import render_report
-from core.report.campaign_model import (
+from core.campaign.report.html import render_report
+from core.campaign.report.model import (
     CommitFacts,
     build_model,
     duration_between,
@@ -28,6 +27,7 @@ from core.report.campaign_model import (
     tail_text,
     trend_point,
 )
+from core.campaign.state import CampaignState
 from tests.core.report import factory
 
 

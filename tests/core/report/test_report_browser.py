@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from core.campaign.model import CampaignResult
+from core.campaign.report.html import render_report
+from core.campaign.report.model import ChangedFile, CommitFacts, ReportModel, build_model
 from core.cli import main
-from core.report.campaign_html import render_report
-from core.report.campaign_model import ChangedFile, CommitFacts, ReportModel, build_model
 from tests.core.campaign.conftest import build_workspace, git, predict
 from tests.core.report import browser, factory
 

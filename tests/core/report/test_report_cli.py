@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from core.campaign.report.facts import load_trend
+from core.campaign.report.html import render_report
+from core.campaign.report.model import build_model
 from core.cli import main
-from core.report.campaign_facts import load_trend
-from core.report.campaign_html import render_report
-from core.report.campaign_model import build_model
 from tests.core.campaign.conftest import build_workspace
 from tests.core.report import browser, factory
 

@@ -1,7 +1,6 @@
 """Campaign results as text (a rich table), JSON (SPEC §5.3 schema 1) and one self-contained HTML file.
 
-The HTML report (model in campaign_model.py, charts in campaign_chart.py, page in campaign_html.py) has no
-external resources, so it can be mailed, attached to a CI run or served by the dashboard as is.
+The HTML report (model in model.py, charts in chart.py, page in html.py) has no external resources, so it can be mailed, attached to a CI run or served by the dashboard as is.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from core.campaign.scoreboard import (
 )
 
 if TYPE_CHECKING:
-    from core.report.campaign_model import ReportModel
+    from core.campaign.report.model import ReportModel
 
 _STATUS_STYLE = {"scored": "green", "rejected": "bold red", "failed": "yellow"}
 
@@ -108,8 +107,8 @@ def render_text(result: CampaignResult, *, width: int = 120, color: bool = False
 def build_report(result: CampaignResult) -> ReportModel:
     """The report model of `result`, with what git and the repository's other campaigns add to it."""
     from core import __version__
-    from core.report.campaign_facts import commit_facts, load_trend
-    from core.report.campaign_model import build_model, trend_point
+    from core.campaign.report.facts import commit_facts, load_trend
+    from core.campaign.report.model import build_model, trend_point
 
     commits = [r.commit for r in (result.baseline, *result.candidates) if r.commit]
     facts = commit_facts(result.repo, result.baseline.commit, commits)
@@ -119,7 +118,7 @@ def build_report(result: CampaignResult) -> ReportModel:
 
 
 def render_html(result: CampaignResult) -> str:
-    """The self-contained HTML report (core/report/campaign_html.py lays it out)."""
-    from core.report.campaign_html import render_report
+    """The self-contained HTML report (core/campaign/report/html.py lays it out)."""
+    from core.campaign.report.html import render_report
 
     return render_report(build_report(result))

@@ -25,7 +25,7 @@ from core.errors import JobQueueError, ProctorError, redact_url
 from core.jobs.queue import JobFailure, JobQueue, Outcome
 from core.treewalk import remove_tree
 
-MEASURE_KIND = "core.jobs.campaign:measure_remote"
+MEASURE_KIND = "core.campaign.remote_measure:measure_remote"
 CACHE_ENV = "PROCTOR_WORKER_CACHE"
 
 

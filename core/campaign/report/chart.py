@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from core.campaign.report.model import ReportModel, ReportRow, TrendPoint
 from core.campaign.scoreboard import fmt_delta, fmt_score
-from core.report.campaign_model import ReportModel, ReportRow, TrendPoint
 
 ROW_H = 22
 _e = html.escape

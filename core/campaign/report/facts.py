@@ -13,9 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core.errors import GitError
-from core.integrity.git import batch_check, is_object_id, run_git_bytes
-from core.report.campaign_model import (
+from core.campaign.report.model import (
     MAX_FILES,
     MESSAGE_CHARS,
     ChangedFile,
@@ -23,6 +21,8 @@ from core.report.campaign_model import (
     TrendPoint,
     trend_point,
 )
+from core.errors import GitError
+from core.integrity.git import batch_check, is_object_id, run_git_bytes
 from core.state_root import proctor_dir
 
 CAMPAIGNS_DIR = Path(".proctor") / "campaigns"

@@ -13,9 +13,9 @@ import hashlib
 import html
 from collections.abc import Sequence
 
+from core.campaign.report.chart import NARROW, WIDE, common_ref_prefix, score_chart, trend_chart
+from core.campaign.report.model import Header, ReportFinding, ReportModel, ReportRow, TrendPoint
 from core.campaign.scoreboard import fmt_score, short
-from core.report.campaign_chart import NARROW, WIDE, common_ref_prefix, score_chart, trend_chart
-from core.report.campaign_model import Header, ReportFinding, ReportModel, ReportRow, TrendPoint
 
 _e = html.escape
 
