@@ -17,7 +17,7 @@ from functools import cached_property
 from core.diagnostics import Position, Range, TextEdit, byte_col_to_char
 from core.errors import ForeignNodeError
 from core.lines import split_lines
-from core.rules.evaluator.analysis.chunks import Chunk, Placed
+from core.rules.evaluator.analysis.chunks import Chunk, Placed, top_import_ends
 from core.rules.evaluator.analysis.cutter import OWNER
 from core.rules.evaluator.analysis.document import DocumentLines, Kids, Parents
 from core.rules.evaluator.analysis.recorded import Lookup, Reader
@@ -154,31 +154,47 @@ class SourceText:
     def import_insert_line(self, before: ast.AST | None = None) -> int:
         """Zero-based line after the module's top-level imports (only those above the top-level statement
         holding `before`, when given): where an inserted import goes, and a module-level seed after it."""
-        body = self.tree.body
-        limit = len(body)
+        ends, bases = self._import_layout
+        limit = len(self.tree.body)
         if before is not None:
-            top: ast.AST = before
-            while (parent := self.parents.get(top)) is not None and parent is not self.tree:
-                top = parent
-            limit = self.top_order.get(id(top), limit)
-        ends = self._import_ends
+            limit = self._top_index(before, bases, limit)
         at = bisect.bisect_left(ends, (limit, -1))
         return ends[at - 1][1] if at else 0
 
+    def _top_index(self, node: ast.AST, bases: Mapping[int, int], default: int) -> int:
+        """The module-body index of the top-level statement holding `node`, through its chunk's own parent
+        links when it has one (every EV009 fix asks, on every lint)."""
+        chunk = self.chunk_of(node)
+        base = bases.get(id(chunk)) if chunk is not None else None
+        if chunk is None or base is None:
+            top = node
+            while (parent := self.parents.get(top)) is not None and parent is not self.tree:
+                top = parent
+            return self.top_order.get(id(top), default)
+        parents, current = chunk.parents, node
+        while (parent := parents.get(current)) is not None:
+            current = parent
+        local = chunk.top_index.get(id(current))
+        return default if local is None else base + local
+
     @cached_property
-    def _import_ends(self) -> list[tuple[int, int]]:
-        """(index, the line after it) of each top-level docstring or import statement: every fix that adds
-        an import asks where, so the module is scanned once per lint."""
+    def _import_layout(self) -> tuple[list[tuple[int, int]], dict[int, int]]:
+        """(index, the line after it) of each top-level docstring or import statement, from each chunk's own
+        list, and the module-body index of each chunk's first statement: every fix that adds an import asks
+        where, so this is worked out once per lint."""
         ends: list[tuple[int, int]] = []
-        for index, stmt in enumerate(self.tree.body):
-            is_doc = index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-            is_import = isinstance(stmt, ast.Import | ast.ImportFrom)
-            is_guarded_import = isinstance(stmt, ast.Try) and all(
-                isinstance(s, ast.Import | ast.ImportFrom) for s in stmt.body
-            )
-            if is_doc or is_import or is_guarded_import:
-                ends.append((index, self.end_of(stmt).line + 1))
-        return ends
+        bases: dict[int, int] = {}
+        index = 0
+        for placed in self.placed:
+            chunk = placed.chunk
+            bases[id(chunk)] = index
+            for local, after in chunk.import_ends:  # a docstring counts only as the module's first statement
+                if local or index == 0 or not isinstance(chunk.body[local], ast.Expr):
+                    ends.append((index + local, after + placed.line))
+            index += len(chunk.body)
+        if index != len(self.tree.body):  # not this document's chunks (a view's text): from the module
+            return top_import_ends(self.tree.body, lambda stmt: self.end_of(stmt).line), {}
+        return ends, bases
 
     def insert_lines(self, line: int, text: str) -> TextEdit:
         """An edit inserting whole lines before zero-based `line` (at the end when past the last line)."""
