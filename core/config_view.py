@@ -9,6 +9,7 @@ that has a config file pays for pydantic, which validates it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,10 +84,16 @@ def has_config_file(workspace: Path) -> bool:
 
 def evaluator_entry(config: ConfigView) -> str | None:
     """The workspace-relative evaluator file named by `command` (`python X.py` or `python -m pkg.mod`)."""
+    return _entry_of(config.command)
+
+
+@functools.lru_cache(maxsize=64)
+def _entry_of(command: str) -> str | None:
+    """`evaluator_entry` of one command line (the editor asks on every keystroke)."""
     import shlex
 
     try:
-        words = shlex.split(config.command)
+        words = shlex.split(command)
     except ValueError:
         return None
     for index, word in enumerate(words):
