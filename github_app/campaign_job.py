@@ -35,8 +35,8 @@ from github_app.store import Campaign
 if TYPE_CHECKING:
     from core.campaign import CampaignResult, ProgressEvent
     from core.campaign.model import ScoredRow
-    from github_app.jobs import JobContext
     from github_app.port import PullRequestRef
+    from github_app.router import JobContext
 
 log = logging.getLogger("proctor.app.campaign")
 DELIVERY_BRANCH = "proctor/delivered/pr-{number}"

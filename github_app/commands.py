@@ -19,7 +19,7 @@ from github_app import hygiene, text
 from github_app.pr_job import fetch_pull_request, score_pull_request
 
 if TYPE_CHECKING:
-    from github_app.jobs import JobContext
+    from github_app.router import JobContext
 
 log = logging.getLogger("proctor.app.commands")
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from github_app import hygiene, text
 
 if TYPE_CHECKING:
-    from github_app.jobs import JobContext
     from github_app.port import PullRequestRef
+    from github_app.router import JobContext
 
 ORDER = ("pr", "campaign")
 

@@ -13,7 +13,7 @@ from github_app.router import Router
 from github_app.webhook import Event
 
 if TYPE_CHECKING:
-    from github_app.jobs import JobContext
+    from github_app.router import JobContext
 
 router = Router()
 log = logging.getLogger("proctor.app.handlers")

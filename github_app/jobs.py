@@ -9,29 +9,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from github_app.port import GitHubPort
 from github_app.queue import RETRY_DELAYS_S, JobQueue
-from github_app.router import Router
+from github_app.router import JobContext, Router
 from github_app.store import JOB_DONE, JOB_FAILED, JOB_PENDING, Store
 from github_app.webhook import Event
 
 log = logging.getLogger("proctor.app.jobs")
-
-
-@dataclass(frozen=True)
-class JobContext:
-    """What a handler may use besides the event: GitHub (one installation), app state, the data dir."""
-
-    gh: GitHubPort
-    store: Store
-    data_dir: Path
-    job_id: int
-    public_url: str = ""
-    attempt: int = 1
-    campaign_queue: str = ""  # a campaign's measurements go to this queue's `proctor worker`s ("" = locally)
 
 
 PortFactory = Callable[[int], GitHubPort]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from core.config import GithubConfig
     from core.diagnostics import Diagnostic
     from core.registry import EvaluatorRef
-    from github_app.jobs import JobContext
+    from github_app.router import JobContext
 
 log = logging.getLogger("proctor.app.pr")
 

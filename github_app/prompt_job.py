@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from core.config import Config, PromptTaskConfig
     from core.judge import JudgeSettings
     from github_app.delivery import Delivered
-    from github_app.jobs import JobContext
+    from github_app.router import JobContext
     from github_app.webhook import Event
 
 log = logging.getLogger("proctor.app.prompt")

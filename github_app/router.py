@@ -1,7 +1,8 @@
 """Which handler runs for which event (STYLE §4, after gidgethub's `Router`): composed once, in `handlers`.
 
 The webhook asks the router whether a delivery has work (`job_for`) before recording it, so deliveries
-nobody handles are answered 202 and never become jobs; the worker later dispatches the job's event here.
+nobody handles are answered 202 and never become jobs; the worker later dispatches the job's event here,
+with the `JobContext` every handler gets beside it.
 """
 
 from __future__ import annotations
@@ -9,17 +10,30 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 
-from github_app.store import NewJob
+from github_app.port import GitHubPort
+from github_app.store import NewJob, Store
 from github_app.webhook import Event
 
-if TYPE_CHECKING:
-    from github_app.jobs import JobContext
-
-Handler = Callable[[Event, "JobContext"], None]
-Predicate = Callable[[Event], bool]
 log = logging.getLogger("proctor.app.router")
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """What a handler may use besides the event: GitHub (one installation), app state, the data dir."""
+
+    gh: GitHubPort
+    store: Store
+    data_dir: Path
+    job_id: int
+    public_url: str = ""
+    attempt: int = 1
+    campaign_queue: str = ""  # a campaign's measurements go to this queue's `proctor worker`s ("" = locally)
+
+
+Handler = Callable[[Event, JobContext], None]
+Predicate = Callable[[Event], bool]
 
 
 @dataclass(frozen=True)

@@ -8,30 +8,20 @@ What each of the two sandboxes of a run sees (SPEC §4.5) is a core.run.mounts p
 core/run/isolation.py.
 
 - `probe`: which level and mechanism (bubblewrap, `unshare`) really works here, probed once per process;
-- `argv`: the command line under a choice, and the `Interpreter` every sandbox binds read-only;
+- `model`: the records the others share: a run's `SandboxChoice` and the `Interpreter` every sandbox binds
+  read-only;
+- `argv`: the command line under a choice, and Proctor's own interpreter;
 - `environment`: the allow-listed environment;
 - `bytecode`: the interpreter's read-only bytecode mirror behind each run's fresh PYTHONPYCACHEPREFIX;
 - `limits`: the rlimits every run gets.
 """
 
-from core.sandbox.argv import (
-    Interpreter,
-    interpreter_mounts,
-    namespace_prefix,
-    proctor_interpreter,
-    sandbox_argv,
-)
+from core.sandbox.argv import interpreter_mounts, namespace_prefix, proctor_interpreter, sandbox_argv
 from core.sandbox.bytecode import bytecode_mirror
 from core.sandbox.environment import scrubbed_env
 from core.sandbox.limits import rlimits_preexec
-from core.sandbox.probe import (
-    BACKEND_ENV,
-    READ_ONLY_REASON,
-    SandboxChoice,
-    SandboxLevel,
-    choose_sandbox,
-    reset_probe_cache,
-)
+from core.sandbox.model import Interpreter, SandboxChoice, SandboxLevel
+from core.sandbox.probe import BACKEND_ENV, READ_ONLY_REASON, choose_sandbox, reset_probe_cache
 
 __all__ = [
     "BACKEND_ENV",

@@ -13,19 +13,15 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from core.errors import RunnerError
 from core.run.mounts import Mount, MountPlan, PlainView, namespace_argv
 from core.run.python_probe import editable_paths
 from core.sandbox.bytecode import proctor_bytecode_dirs
+from core.sandbox.model import Interpreter, SandboxChoice
 
-if TYPE_CHECKING:
-    from core.sandbox.probe import SandboxChoice
-
-__all__ = ["Interpreter", "interpreter_mounts", "namespace_prefix", "proctor_interpreter", "sandbox_argv"]
+__all__ = ["interpreter_mounts", "namespace_prefix", "proctor_interpreter", "sandbox_argv"]
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -74,19 +70,6 @@ def sandbox_argv(
 
 
 _PRIVATE_MOUNTS = ("/tmp", "/dev/shm")
-
-
-@dataclass(frozen=True)
-class Interpreter:
-    """The Python that runs the evaluator (and, through the stub, the candidate): the one place the sandbox
-    learns which program `python` is and which directories it needs, bound read-only wherever it runs."""
-
-    executable: str
-    read_only_dirs: tuple[str, ...]
-    cache_tag: str = ""
-    """`sys.implementation.cache_tag` (`cpython-311`): which `.pyc` files are its own."""
-    bytecode_dirs: tuple[str, ...] = ()
-    """Its import directories as it spells them, whose bytecode core/sandbox/bytecode.py mirrors."""
 
 
 @functools.cache

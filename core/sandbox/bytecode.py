@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.sandbox.argv import Interpreter
+    from core.sandbox.model import Interpreter
 
 __all__ = ["bytecode_mirror", "cache_root", "prepare_pycache"]
 

@@ -20,7 +20,7 @@ from core.sandbox.argv import DEFAULT_PATH, proctor_interpreter
 from core.sandbox.bytecode import prepare_pycache
 
 if TYPE_CHECKING:
-    from core.sandbox.argv import Interpreter
+    from core.sandbox.model import Interpreter
 
 __all__ = ["scrubbed_env"]
 

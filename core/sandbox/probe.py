@@ -14,48 +14,25 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from core.errors import RunnerError
 from core.sandbox.argv import DEFAULT_PATH, sandbox_argv
 from core.sandbox.bytecode import cache_root
+from core.sandbox.model import SandboxChoice, SandboxLevel
 
 __all__ = [
     "BACKEND_ENV",
     "READ_ONLY_REASON",
-    "SandboxChoice",
-    "SandboxLevel",
     "choose_sandbox",
     "reset_probe_cache",
 ]
 
-SandboxLevel = Literal["auto", "process", "namespace"]
 
 READ_ONLY_REASON = "no network, read-only filesystem outside the workspace"
 """What a full `namespace` run gets, in the words describe() shows."""
 
 _PROBE_TIMEOUT_S = 10.0
-
-
-@dataclass(frozen=True)
-class SandboxChoice:
-    """The isolation a run actually got: level `process|namespace`, mechanism `none|unshare|bwrap`, and why.
-
-    `read_only_fs` (namespace only) says whether everything outside the workspace, the scratch dir and a
-    private /tmp is read-only; it is False only where the probe found that just the network part works.
-    """
-
-    level: str
-    mechanism: str
-    reason: str
-    read_only_fs: bool = True
-
-    def describe(self) -> str:
-        if self.mechanism == "none":
-            return f"{self.level} ({self.reason})"
-        return f"{self.level} via {self.mechanism} ({self.reason})"
 
 
 _probe_lock = threading.Lock()

@@ -10,8 +10,8 @@ import pytest
 from core.campaign import ProgressEvent
 from github_app import campaign_job, commands, text
 from github_app.comment import compose
-from github_app.jobs import JobContext
 from github_app.port import PullRequestRef
+from github_app.router import JobContext
 from github_app.store import Store
 from tests.github_app.fake_gh import FakeGH
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from github_app.handlers import router
-from github_app.jobs import JobContext
+from github_app.router import JobContext
 from github_app.store import NewJob, Store
 from github_app.webhook import Event
 from tests.core.campaign.conftest import Workspace, build_workspace, predict
