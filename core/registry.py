@@ -14,7 +14,7 @@ import fcntl
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,29 @@ def _finite(name: str, value: Any, where: str) -> float:
     ):
         raise RegistryError(f"{where}: timing.{name} must be a finite non-negative number, found {value!r}")
     return float(value)
+
+
+def _field(
+    data: Mapping[str, Any],
+    key: str,
+    ok: Callable[[Any], bool],
+    expected: str,
+    where: str,
+    default: Any = None,
+) -> Any:
+    """`data[key]` (or `default`) when `ok` accepts it; else one line naming the field and what it must be."""
+    value = data.get(key, default)
+    if not ok(value):
+        raise RegistryError(f"{where}: `{key}` must be {expected}, found {value!r}")
+    return value
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _non_empty(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
 
 
 @dataclass(frozen=True)
@@ -134,29 +157,19 @@ class RegistryEntry:
         unknown = sorted(set(data) - set(FIELDS))
         if unknown:
             raise RegistryError(f"{where}: unknown field {unknown[0]!r}")
-        evaluator_id = data.get("evaluator_id")
-        if not isinstance(evaluator_id, str) or not evaluator_id:
-            raise RegistryError(f"{where}: `evaluator_id` must be a non-empty string, found {evaluator_id!r}")
-        version = data.get("version")
-        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise RegistryError(f"{where}: `version` must be a positive integer, found {version!r}")
-        provenance = data.get("provenance")
-        if provenance not in PROVENANCES:
-            raise RegistryError(
-                f"{where}: `provenance` must be one of {', '.join(PROVENANCES)}, found {provenance!r}"
-            )
-        parent = data.get("parent_evaluator")
-        if parent is not None and not isinstance(parent, str):
-            raise RegistryError(f"{where}: `parent_evaluator` must be a string or null, found {parent!r}")
-        fidelity = data.get("fidelity_support", {})
-        if not isinstance(fidelity, Mapping):
-            raise RegistryError(f"{where}: `fidelity_support` must be an object, found {fidelity!r}")
-        iteration = data.get("created_at_iteration", 0)
-        if isinstance(iteration, bool) or not isinstance(iteration, int):
-            raise RegistryError(f"{where}: `created_at_iteration` must be an integer, found {iteration!r}")
-        reason = data.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            raise RegistryError(f"{where}: `reason` must be a non-empty string, found {reason!r}")
+        evaluator_id = _field(data, "evaluator_id", _non_empty, "a non-empty string", where)
+        version = _field(data, "version", lambda v: _integer(v) and v >= 1, "a positive integer", where)
+        provenance = _field(
+            data, "provenance", lambda v: v in PROVENANCES, f"one of {', '.join(PROVENANCES)}", where
+        )
+        parent = _field(
+            data, "parent_evaluator", lambda v: v is None or isinstance(v, str), "a string or null", where
+        )
+        fidelity = _field(data, "fidelity_support", lambda v: isinstance(v, Mapping), "an object", where, {})
+        iteration = _field(data, "created_at_iteration", _integer, "an integer", where, 0)
+        reason = _field(
+            data, "reason", lambda v: _non_empty(v) and bool(v.strip()), "a non-empty string", where
+        )
         manifest = data.get("data_manifest", {})
         if not isinstance(manifest, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in manifest.items()
@@ -196,7 +209,10 @@ def load_registry(workspace: Path) -> list[RegistryEntry]:
         raise RegistryError(
             f"{path}: the registry must be a JSON list, found {type(raw).__name__}", path=path
         )
-    entries = [RegistryEntry.from_json(item, f"{path} [{index}]") for index, item in enumerate(raw)]
+    try:
+        entries = [RegistryEntry.from_json(item, f"{path} [{index}]") for index, item in enumerate(raw)]
+    except RegistryError as exc:  # an entry is checked as data; the file it came from is known here
+        raise RegistryError(str(exc), path=path) from None
     seen: set[str] = set()
     for index, entry in enumerate(entries, start=1):
         if entry.version != index:

@@ -194,6 +194,11 @@ def test_a_broken_registry_and_checkpoint_carry_their_files(tmp_path: Path) -> N
     with pytest.raises(RegistryError) as bad_registry:
         load_registry(tmp_path)
     assert bad_registry.value.path == registry
+    registry.write_text('[{"evaluator_id": "e1", "version": 0}]')
+    with pytest.raises(RegistryError) as bad_entry:
+        load_registry(tmp_path)
+    assert bad_entry.value.path == registry
+    assert str(bad_entry.value) == f"{registry} [0]: `version` must be a positive integer, found 0"
     with pytest.raises(CampaignError) as no_checkpoint:
         load_state(tmp_path, "c1")
     assert no_checkpoint.value.path == state_path(tmp_path, "c1")
