@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 from core.diagnostics import Applicability, Diagnostic, Fix, Position, Range, Severity, TextEdit
 from core.rules.evaluator.context import EvaluatorContext
-from core.rules.evaluator.metric import metric_of
+from core.rules.evaluator.metric import MetricInfo, metric_of
 from core.rules.evaluator.results import REQUIRED_KEYS, dict_of, metric_line_expr, result_writes
 
 CODE = "EV006"
@@ -88,29 +88,12 @@ def _fix(ctx: EvaluatorContext, literal: ast.Dict | ast.Call, missing: list[str]
 
 
 def _values(ctx: EvaluatorContext, literal: ast.Dict | ast.Call) -> dict[str, str]:
-    present: dict[str, ast.expr] = {}
-    if isinstance(literal, ast.Dict):
-        for k, v in zip(literal.keys, literal.values, strict=True):
-            key = ctx.string_value(k) if k is not None else None
-            if key is not None:
-                present[key] = v
-    else:
-        present = {kw.arg: kw.value for kw in literal.keywords if kw.arg}
+    present = _present(ctx, literal)
     info = metric_of(ctx)
     same_scope = info is not None and ctx.enclosing(
         info.call, ast.FunctionDef, ast.AsyncFunctionDef
     ) is ctx.enclosing(literal, ast.FunctionDef, ast.AsyncFunctionDef)
-    score: str | None = None
-    candidates = [*SCORE_LIKE]
-    if info is not None and info.shape.name:
-        candidates.insert(1, info.shape.name)
-    for key in candidates:
-        if key in present:
-            score = ctx.source_of(present[key])
-            break
-    hole = info.shape.value_hole if info is not None else None
-    if score is None and same_scope and hole is not None and hole.expr is not None:
-        score = ctx.source_of(hole.expr)
+    score = _score_source(ctx, present, info, same_scope)
     out: dict[str, str] = {"evaluation_script_path": repr(ctx.relpath)}
     if score is not None:
         out["score"] = f"float({score})" if "score" not in present else score
@@ -123,3 +106,32 @@ def _values(ctx: EvaluatorContext, literal: ast.Dict | ast.Call) -> dict[str, st
         else:
             out["evaluation_output"] = f"str({score})"
     return out
+
+
+def _present(ctx: EvaluatorContext, literal: ast.Dict | ast.Call) -> dict[str, ast.expr]:
+    """The keys the literal already has (`{"k": v}` or `dict(k=v)`), with their values."""
+    if isinstance(literal, ast.Call):
+        return {kw.arg: kw.value for kw in literal.keywords if kw.arg}
+    present: dict[str, ast.expr] = {}
+    for k, v in zip(literal.keys, literal.values, strict=True):
+        key = ctx.string_value(k) if k is not None else None
+        if key is not None:
+            present[key] = v
+    return present
+
+
+def _score_source(
+    ctx: EvaluatorContext, present: dict[str, ast.expr], info: MetricInfo | None, same_scope: bool
+) -> str | None:
+    """The score's source text: a score-like key already present (the metric's own name second), else the
+    value the metric line prints when it is printed in the same function."""
+    candidates = [*SCORE_LIKE]
+    if info is not None and info.shape.name:
+        candidates.insert(1, info.shape.name)
+    for key in candidates:
+        if key in present:
+            return ctx.source_of(present[key])
+    hole = info.shape.value_hole if info is not None else None
+    if same_scope and hole is not None and hole.expr is not None:
+        return ctx.source_of(hole.expr)
+    return None

@@ -166,27 +166,36 @@ def _loud(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
 def _exit(ctx: EvaluatorContext, node: ast.AST) -> tuple[ast.AST | None, int | None]:
     """(the exit expression, its constant status or None when not constant) for exit calls and SystemExit."""
     if isinstance(node, ast.Call) and ctx.call_name(node) in EXIT_CALLS:
-        if not node.args:
-            return node, 0
-        arg = node.args[0]
-        if isinstance(arg, ast.Constant):
-            if arg.value is None or arg.value is False:
-                return node, 0
-            if isinstance(arg.value, int):
-                return node, int(arg.value)
-        return node, None
+        return node, _exit_call_status(node)
     if isinstance(node, ast.Raise) and node.exc is not None:
         exc = node.exc
         if ctx.qualname(exc) == "SystemExit":
             return node, 0
         if isinstance(exc, ast.Call) and ctx.call_name(exc) == "SystemExit":
-            if not exc.args:
-                return node, 0
-            code = int_constant(exc.args[0])
-            if isinstance(exc.args[0], ast.Constant) and exc.args[0].value is None:
-                return node, 0
-            return node, code
+            return node, _system_exit_status(exc)
     return None, None
+
+
+def _exit_call_status(call: ast.Call) -> int | None:
+    """`sys.exit()`, `sys.exit(None)`, `sys.exit(False)`: 0; `sys.exit(3)`: 3; anything else unknown."""
+    if not call.args:
+        return 0
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant):
+        if arg.value is None or arg.value is False:
+            return 0
+        if isinstance(arg.value, int):
+            return int(arg.value)
+    return None
+
+
+def _system_exit_status(exc: ast.Call) -> int | None:
+    """`SystemExit()` and `SystemExit(None)`: 0; `SystemExit(-1)`: -1; anything else unknown."""
+    if not exc.args:
+        return 0
+    if isinstance(exc.args[0], ast.Constant) and exc.args[0].value is None:
+        return 0
+    return int_constant(exc.args[0])
 
 
 def _block_of(ctx: EvaluatorContext, node: ast.AST) -> tuple[list[ast.stmt], ast.stmt] | None:
