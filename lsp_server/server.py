@@ -95,9 +95,11 @@ class ProctorServer(LanguageServer):
             return
         encoding = self.engine.client.encoding
         try:
-            asyncio.get_running_loop().call_soon(warmup.warm_up, protocol.unstructure, encoding)
+            asyncio.get_running_loop().call_soon(
+                warmup.warm_up, protocol.unstructure, encoding, protocol.structure_message
+            )
         except RuntimeError:
-            warmup.warm_up(protocol.unstructure, encoding)
+            warmup.warm_up(protocol.unstructure, encoding, protocol.structure_message)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log only: pygls would pop up every out-of-band error in the client."""

@@ -267,3 +267,30 @@ def test_push_delay_adapts_to_what_an_edit_lint_costs(monkeypatch: pytest.Monkey
     now[0] += 0.06  # after a quiet spell: the leading edge
     assert publisher.delay(uri, immediate=False) == 0.0
     assert publisher.delay(uri, immediate=True) == 0.0
+
+
+def test_warm_up_reads_a_brief_and_each_typing_message_once() -> None:
+    """The first edit's didChange and the first brief must not pay for readers built on first use."""
+    from core.brief import parse_brief
+    from lsp_server import warmup
+    from lsp_server.server import ProctorServer
+
+    protocol = ProctorServer().protocol
+    read: list[object] = []
+
+    def structure(data: dict[str, object]) -> object:
+        message = protocol.structure_message(data)
+        read.append(message)
+        return message
+
+    warmup.warm_up(lambda _value: None, convert.UTF16, structure)
+    assert [type(m).__name__ for m in read] == [
+        "DidOpenTextDocumentNotification",
+        "DidChangeTextDocumentNotification",
+        "DidSaveTextDocumentNotification",
+        "DocumentDiagnosticRequest",
+        "CodeActionRequest",
+        "DidCloseTextDocumentNotification",
+    ]
+    brief = parse_brief(warmup.SAMPLE_BRIEF)
+    assert brief.protocol is not None and brief.protocol.print_name == "auc"
