@@ -89,17 +89,12 @@ class ProctorServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     def warm_up(self) -> None:
-        """Pay the first lint's one-time costs on the next loop turn, while the editor is busy (`warmup`)."""
+        """Pay the first lint's one-time costs now, at `initialized` (`warmup`). Not on a later loop turn: a
+        didOpen read meanwhile would wait for the whole warm-up and then pay for itself what it had not
+        warmed yet, and an answer to a request sent after `initialized` would mean "loaded" without it."""
         protocol = self.protocol
-        if not isinstance(protocol, ProctorProtocol):
-            return
-        encoding = self.engine.client.encoding
-        try:
-            asyncio.get_running_loop().call_soon(
-                warmup.warm_up, protocol.unstructure, encoding, protocol.structure_message
-            )
-        except RuntimeError:
-            warmup.warm_up(protocol.unstructure, encoding, protocol.structure_message)
+        if isinstance(protocol, ProctorProtocol):
+            warmup.warm_up(protocol.unstructure, self.engine.client.encoding, protocol.structure_message)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log only: pygls would pop up every out-of-band error in the client."""
