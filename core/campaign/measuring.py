@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from core.campaign.model import CandidateRecord
 from core.campaign.state import PlannedCandidate
-from core.campaign.worker import MeasureJob, init_worker, measure
+from core.campaign.worker import MeasureJob, failed_record, init_worker, measure
 
 if TYPE_CHECKING:
     from core.campaign.setup import CampaignSetup
@@ -149,9 +149,9 @@ def _outcome(
         attempts[job.index] = attempts.get(job.index, 0) + 1
         if attempts[job.index] <= MAX_POOL_RETRIES:
             return None
-        return died(job)
+        return failed_record(job, DIED)
     except Exception as exc:  # whatever one candidate does, it is that candidate's failure
-        return died(job, f"could not measure: {type(exc).__name__}: {exc}")
+        return failed_record(job, f"could not measure: {type(exc).__name__}: {exc}")
 
 
 class QueueMeasurer:
@@ -181,16 +181,3 @@ class QueueMeasurer:
 
     def abort(self) -> None:
         """The queue's own `finally` withdraws what was not measured; its workers stop those jobs."""
-
-
-def died(job: MeasureJob, reason: str = DIED) -> CandidateRecord:
-    """The failed record of a job whose measuring process could not report."""
-    return CandidateRecord(
-        index=job.index,
-        ref=job.ref,
-        commit=job.commit,
-        parent_ref=job.parent_ref,
-        status="failed",
-        reason=reason,
-        sandbox=job.sandbox.describe(),
-    )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.campaign.model import CandidateRecord
-from core.campaign.worker import MeasureJob, measure
+from core.campaign.worker import MeasureJob, failed_record, measure
 from core.errors import JobQueueError, ProctorError, redact_url
 from core.jobs.queue import JobFailure, JobQueue, Outcome
 from core.treewalk import remove_tree
@@ -97,15 +97,7 @@ def _record(job: MeasureJob, outcome: Outcome) -> CandidateRecord:
         reason = outcome.reason or (
             value.error if isinstance(value, JobFailure) else f"no result ({value!r})"
         )
-    return CandidateRecord(
-        index=job.index,
-        ref=job.ref,
-        commit=job.commit,
-        parent_ref=job.parent_ref,
-        status="failed",
-        reason=f"could not measure on a worker: {reason}",
-        sandbox=job.sandbox.describe(),
-    )
+    return failed_record(job, f"could not measure on a worker: {reason}")
 
 
 # ------------------------------------------------------------------------------------------- worker side

@@ -81,6 +81,19 @@ def measure(job: MeasureJob) -> CandidateRecord:
             remove_tree(dest)
 
 
+def failed_record(job: MeasureJob, reason: str) -> CandidateRecord:
+    """The failed record of a job whose measuring never reported (its process died, the queue lost it)."""
+    return CandidateRecord(
+        index=job.index,
+        ref=job.ref,
+        commit=job.commit,
+        parent_ref=job.parent_ref,
+        status="failed",
+        reason=reason,
+        sandbox=job.sandbox.describe(),
+    )
+
+
 def _record(job: MeasureJob, status: Status, started: float, **fields: Any) -> CandidateRecord:
     return CandidateRecord(
         index=job.index,

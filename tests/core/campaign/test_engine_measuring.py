@@ -23,7 +23,7 @@ class _Sandbox:
 
 @dataclass(frozen=True)
 class _Job:
-    """What the pool and `died` read of a MeasureJob, plus how often its worker is to die first."""
+    """What the pool and `failed_record` read of a MeasureJob, plus how often its worker is to die first."""
 
     index: int
     ref: str

@@ -164,6 +164,16 @@ def _records_in_checkpoint(repo: Path, campaign_id: str) -> int:
     return len(state.get("records", [])) + (1 if state.get("baseline") else 0)
 
 
+def _owner_with_two_records(queued: Path, cid: str, spec: list[str], queue: str) -> subprocess.Popen[bytes]:
+    """`proctor campaign --queue` in its own process, once its checkpoint holds two records."""
+    argv = [sys.executable, "-m", "core", "campaign", "--repo", str(queued), "--campaign-id", cid, *spec]
+    owner = subprocess.Popen([*argv, "--queue", queue], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while _records_in_checkpoint(queued, cid) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return owner
+
+
 def test_a_campaign_killed_while_workers_measure_resumes_from_their_results(
     redis_url: str, tmp_path: Path
 ) -> None:
@@ -172,14 +182,8 @@ def test_a_campaign_killed_while_workers_measure_resumes_from_their_results(
     spec = _candidates(embedded, 1.0)
     _candidates(queued, 1.0)
     run_campaign(embedded, candidates=spec, campaign_id="c3")
-    argv = [sys.executable, "-m", "core", "campaign", "--repo", str(queued), "--campaign-id", "c3", *spec]
     with workers(redis_url, 2, logs=logs):
-        owner = subprocess.Popen(
-            [*argv, "--queue", redis_url], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL
-        )
-        deadline = time.monotonic() + 120
-        while _records_in_checkpoint(queued, "c3") < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        owner = _owner_with_two_records(queued, "c3", spec, redis_url)
         owner.send_signal(signal.SIGKILL)  # the workers go on measuring what it queued
         owner.wait(timeout=10)
         time.sleep(3.0)  # long enough for them to finish the rest
@@ -230,14 +234,8 @@ def test_ctrl_c_withdraws_the_queued_jobs_and_resume_measures_them_afresh(
     spec = _candidates(embedded, 1.0)
     _candidates(queued, 1.0)
     run_campaign(embedded, candidates=spec, campaign_id="c5")
-    argv = [sys.executable, "-m", "core", "campaign", "--repo", str(queued), "--campaign-id", "c5", *spec]
     with workers(redis_url, 2, logs=logs):
-        owner = subprocess.Popen(
-            [*argv, "--queue", redis_url], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL
-        )
-        deadline = time.monotonic() + 120
-        while _records_in_checkpoint(queued, "c5") < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        owner = _owner_with_two_records(queued, "c5", spec, redis_url)
         owner.send_signal(signal.SIGINT)
         assert owner.wait(timeout=60) != 0
         assert _records_in_checkpoint(queued, "c5") < 5  # interrupted with work outstanding

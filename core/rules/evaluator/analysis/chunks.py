@@ -9,7 +9,7 @@ invalidate it. How a document is cut into chunks, and the cache, live in `cutter
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -19,7 +19,7 @@ from core.lines import split_lines
 from core.rules.evaluator.analysis.ast_utils import children
 from core.rules.evaluator.analysis.scopes import ScopeIndex
 
-__all__ = ["MODULE_SCOPE_KINDS", "Chunk", "Placed", "top_import_ends"]
+__all__ = ["MODULE_SCOPE_KINDS", "Chunk", "Placed"]
 
 # Recorded lookups of module-scope bindings (`EvaluatorContext.answer`) about a name (and the asking top-level
 # statement, `Lookup.asker`): a chunk binding the name at module scope takes part in all of them.
@@ -218,8 +218,19 @@ class Chunk:
 
     @cached_property
     def import_ends(self) -> list[tuple[int, int]]:
-        """`top_import_ends` of the chunk's body, lines relative to the chunk (a document adds them up)."""
-        return top_import_ends(self.body, lambda stmt: self.end(stmt)[0])
+        """(index, the line after it, relative to the chunk) of a docstring-like first statement and of each
+        (guarded) import: where a fix inserts an import, and a module-level seed after the imports (a
+        document adds the chunks' lists up)."""
+        ends: list[tuple[int, int]] = []
+        for index, stmt in enumerate(self.body):
+            is_doc = index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+            is_import = isinstance(stmt, ast.Import | ast.ImportFrom)
+            is_guarded_import = isinstance(stmt, ast.Try) and all(
+                isinstance(s, ast.Import | ast.ImportFrom) for s in stmt.body
+            )
+            if is_doc or is_import or is_guarded_import:
+                ends.append((index, self.end(stmt)[0] + 1))
+        return ends
 
     # -- positions (relative to the chunk) -------------------------------------------------------------
 
@@ -289,18 +300,3 @@ _INDEXERS: dict[type[ast.AST], _Indexer] = {
     ast.ExceptHandler: Chunk._handler,
 }
 """What a node of each type adds to its chunk's index (types absent here add nothing)."""
-
-
-def top_import_ends(body: Sequence[ast.stmt], end_line: Callable[[ast.stmt], int]) -> list[tuple[int, int]]:
-    """(index, the line after it) of a docstring-like first statement and of each (guarded) import of
-    `body`: where a fix inserts an import, and a module-level seed after the imports."""
-    ends: list[tuple[int, int]] = []
-    for index, stmt in enumerate(body):
-        is_doc = index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-        is_import = isinstance(stmt, ast.Import | ast.ImportFrom)
-        is_guarded_import = isinstance(stmt, ast.Try) and all(
-            isinstance(s, ast.Import | ast.ImportFrom) for s in stmt.body
-        )
-        if is_doc or is_import or is_guarded_import:
-            ends.append((index, end_line(stmt) + 1))
-    return ends

@@ -17,7 +17,7 @@ from functools import cached_property
 from core.diagnostics import Position, Range, TextEdit, byte_col_to_char
 from core.errors import ForeignNodeError
 from core.lines import split_lines
-from core.rules.evaluator.analysis.chunks import Chunk, Placed, top_import_ends
+from core.rules.evaluator.analysis.chunks import Chunk, Placed
 from core.rules.evaluator.analysis.cutter import OWNER
 from core.rules.evaluator.analysis.document import DocumentLines, Kids, Parents
 from core.rules.evaluator.analysis.recorded import Lookup, Reader
@@ -192,8 +192,6 @@ class SourceText:
                 if local or index == 0 or not isinstance(chunk.body[local], ast.Expr):
                     ends.append((index + local, after + placed.line))
             index += len(chunk.body)
-        if index != len(self.tree.body):  # not this document's chunks (a view's text): from the module
-            return top_import_ends(self.tree.body, lambda stmt: self.end_of(stmt).line), {}
         return ends, bases
 
     def insert_lines(self, line: int, text: str) -> TextEdit:
