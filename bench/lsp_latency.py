@@ -8,6 +8,8 @@ pattern, sending each edit when the previous edit's diagnostics arrived:
 
 - replace: a line rewritten in place (the line count unchanged);
 - insert: a statement line inserted in a function in the middle, then one lower each edit (pressing Enter);
+- long insert: the same inside the evaluator's one long function (~120 lines, its report), whose every
+  statement is parsed and checked again on each edit;
 - append: a line appended at the end of the file;
 - delete: a statement line deleted in the middle;
 - paste / undo: a 30-line function pasted in the middle, then the paste undone (one range edit each);
@@ -102,6 +104,7 @@ def generate_evaluator(lines: int = 1000, name: str = "helper", salt: int = 0) -
         "",
     ]
     tail = [
+        *long_function(name),
         "",
         "",
         "def main() -> None:",
@@ -143,6 +146,27 @@ def generate_evaluator(lines: int = 1000, name: str = "helper", salt: int = 0) -
         index += 1
     body += [f"# {name}s end here ({index} of them)"] * (lines - len(head) - len(body) - len(tail))
     return "\n".join(head + body + tail) + "\n"
+
+
+LONG_FUNCTION_BLOCKS = 60
+
+
+def long_function(name: str) -> list[str]:
+    """The report: one long function of simple statements (two per figure), as evaluators often have."""
+    lines = [
+        "",
+        "",
+        f"def report_{name}(values: list[float]) -> dict[str, float]:",
+        '    """Share of scores above each threshold, one figure per line of the report."""',
+        "    figures: dict[str, float] = {}",
+        "    count = max(len(values), 1)",
+    ]
+    for k in range(LONG_FUNCTION_BLOCKS):
+        lines += [
+            f"    above_{k} = [v for v in values if v > {k} / {LONG_FUNCTION_BLOCKS}]",
+            f'    figures["above_{k}"] = len(above_{k}) / count',
+        ]
+    return [*lines, "    return figures"]
 
 
 def pasted_function(tag: str) -> str:
@@ -193,6 +217,13 @@ class Buffer:
     def find(self, prefix: str, start: int = 0) -> int:
         return next(i for i in range(start, len(self.lines)) if self.lines[i].startswith(prefix))
 
+    def find_or_first(self, prefix: str, start: int) -> int:
+        """The first line from `start` on with `prefix`, else the first one in the document."""
+        try:
+            return self.find(prefix, start)
+        except StopIteration:
+            return self.find(prefix)
+
     def markers(self) -> list[tuple[int, int, int, str]]:
         """(line, column of the call, column of the undefined name, tag) of every marker line."""
         found = []
@@ -238,6 +269,15 @@ def insert_line(buf: Buffer, count: int) -> Iterator[Step]:
         yield Step("insert", Edit((line + index, 0), (line + index, 0), f"    scaled = scaled * {index}.5\n"))
 
 
+def insert_in_long_function(buf: Buffer, count: int) -> Iterator[Step]:
+    line = buf.find(f"    above_{LONG_FUNCTION_BLOCKS // 2} = ", buf.find("def report_"))
+    for index in range(count):
+        yield Step(
+            "long insert",
+            Edit((line + index, 0), (line + index, 0), f"    extra_{index} = count * {index}\n"),
+        )
+
+
 def append_line(buf: Buffer, count: int) -> Iterator[Step]:
     for index in range(count):
         last = len(buf.lines) - 1
@@ -247,9 +287,10 @@ def append_line(buf: Buffer, count: int) -> Iterator[Step]:
 
 
 def delete_line(buf: Buffer, count: int) -> Iterator[Step]:
+    """Statement lines deleted from the middle downwards (from the first helper on when none is left)."""
     line = len(buf.lines) // 2
     for _ in range(count):
-        line = buf.find("    scaled = value * ", line)
+        line = buf.find_or_first("    scaled = value * ", line)
         yield Step("delete", Edit((line, 0), (line + 1, 0), ""))
 
 
@@ -276,12 +317,13 @@ def type_function(buf: Buffer, count: int) -> Iterator[Step]:
 PATTERNS: tuple[Pattern, ...] = (
     replace_in_place,
     insert_line,
+    insert_in_long_function,
     append_line,
     delete_line,
     paste_and_undo,
     type_function,
 )
-SERIES = ("replace", "insert", "append", "delete", "paste", "undo", "typing")
+SERIES = ("replace", "insert", "long insert", "append", "delete", "paste", "undo", "typing")
 
 
 def reflects(diagnostics: list[dict[str, Any]], markers: list[tuple[int, int, int, str]]) -> bool:
