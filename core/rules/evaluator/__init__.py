@@ -43,6 +43,7 @@ from core.rules.evaluator import (
 )
 from core.rules.evaluator.analysis import cutter
 from core.rules.evaluator.analysis.chunk_results import ChunkResult, clear_previous
+from core.rules.evaluator.analysis.tables import clear_tables
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.views import ChunkView, run_chunk_passes
 
@@ -119,6 +120,7 @@ def lint_reference(relpath: str, text: str, kind: DocumentKind, ctx: LintContext
 def clear_caches() -> None:
     """Forget every cached chunk and per-chunk result."""
     cutter.clear_cache()
+    clear_tables()
     metric.clear_flows()
     clear_previous()
 

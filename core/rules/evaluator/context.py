@@ -36,6 +36,7 @@ from core.rules.evaluator.analysis.tables import (
     Nodes,
     WholeFile,
     WholeFileTables,
+    tables_after,
 )
 
 __all__ = ["EvaluatorContext", "register_fact"]
@@ -103,12 +104,14 @@ class EvaluatorContext:
             if tree is None:
                 raise ValueError("EvaluatorContext needs a tree or placed chunks")
             placed = [Placed(Chunk(text, tree), 0)]
+            tables = WholeFileTables(placed)
+        else:
+            tables = tables_after(relpath, placed)
         if len(placed) == 1:
             tree = placed[0].chunk.tree
         else:
             tree = ast.Module(body=[s for p in placed for s in p.chunk.body], type_ignores=[])
         source = SourceText(relpath, text, placed, tree)
-        tables = WholeFileTables(placed)
         nodes = DocumentNodes(placed, tree)
 
         def compute_fact(name: str, key: str) -> object:

@@ -71,9 +71,20 @@ class DocumentLines(Sequence[str]):
 class Merged(Mapping[str, Sequence[V]]):
     """name -> every chunk's entries for that name, in document order (built per name on first use)."""
 
-    def __init__(self, parts: Sequence[Mapping[str, Sequence[V]]]) -> None:
+    def __init__(
+        self, parts: Sequence[Mapping[str, Sequence[V]]], memo: dict[str, Sequence[V] | None] | None = None
+    ) -> None:
         self._parts = parts
-        self._memo: dict[str, Sequence[V] | None] = {}
+        self._memo: dict[str, Sequence[V] | None] = {} if memo is None else memo
+
+    def carried(self, parts: Sequence[Mapping[str, Sequence[V]]], touched: set[str]) -> Merged[V]:
+        """The merge of `parts`, which differ from this merge's parts only in chunks whose every key is in
+        `touched`: the names merged here already keep their answer, the edited chunks' names are merged
+        again."""
+        memo = self._memo.copy()
+        for key in touched:
+            memo.pop(key, None)
+        return Merged(parts, memo)
 
     def _lookup(self, key: str) -> Sequence[V] | None:
         if key in self._memo:

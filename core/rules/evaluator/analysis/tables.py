@@ -10,14 +10,25 @@ the winner of one whole-file pass. A chunk view reads the same facts through rec
 from __future__ import annotations
 
 import ast
-from collections.abc import Container, Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Container, Mapping, Sequence
 from functools import cached_property
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from core.rules.evaluator.analysis.chunks import Chunk, Placed
 from core.rules.evaluator.analysis.document import Merged
 
-__all__ = ["ChunkNodes", "DocumentNodes", "FunctionNode", "Nodes", "WholeFile", "WholeFileTables"]
+__all__ = [
+    "ChunkNodes",
+    "DocumentNodes",
+    "FunctionNode",
+    "Nodes",
+    "WholeFile",
+    "WholeFileTables",
+    "clear_tables",
+    "tables_after",
+]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -60,11 +71,41 @@ class WholeFile(Protocol):
 
 
 class WholeFileTables:
-    """The document's whole-file facts, merged from its chunks."""
+    """The document's whole-file facts, merged from its chunks.
 
-    def __init__(self, placed: Sequence[Placed]) -> None:
+    With `previous` (the tables of an earlier lint, any document), a lint whose chunks are `previous`'s
+    with one short run replaced starts from `previous`'s merge and merges again only the names the
+    replaced and replacing chunks take part in (`_Edit`), when that gives the same tables, key order
+    included; otherwise every chunk is merged.
+    """
+
+    def __init__(self, placed: Sequence[Placed], previous: WholeFileTables | None = None) -> None:
         self._placed = placed
         chunks = [p.chunk for p in placed]
+        self._chunks = chunks
+        edit = _Edit.between(previous._chunks, chunks) if previous is not None else None
+        if previous is None or edit is None or not self._follow(previous, edit):
+            self._merge(chunks)
+            self.name_loads: Merged[ast.Name] = Merged([c.name_loads for c in chunks])
+            self.attribute_loads: Merged[ast.Attribute] = Merged([c.attribute_loads for c in chunks])
+            self._strings_by_value: Merged[ast.Constant] = Merged([c.strings_by_value for c in chunks])
+            self._key_adders: Merged[ast.AST] = Merged([c.key_adders for c in chunks])
+            return
+        self.name_loads = previous.name_loads.carried(
+            [c.name_loads for c in chunks], edit.keys(lambda c: c.name_loads)
+        )
+        self.attribute_loads = previous.attribute_loads.carried(
+            [c.attribute_loads for c in chunks], edit.keys(lambda c: c.attribute_loads)
+        )
+        self._strings_by_value = previous._strings_by_value.carried(
+            [c.strings_by_value for c in chunks], edit.keys(lambda c: c.strings_by_value)
+        )
+        self._key_adders = previous._key_adders.carried(
+            [c.key_adders for c in chunks], edit.keys(lambda c: c.key_adders)
+        )
+
+    def _merge(self, chunks: Sequence[Chunk]) -> None:
+        """Every chunk's tables merged in document order (the last definition of a name wins)."""
         bound: set[str] = set()
         assigned: dict[str, list[ast.expr]] = {}
         copied: set[str] = set()  # names whose list is ours (several chunks assign them), not a chunk's
@@ -88,37 +129,68 @@ class WholeFileTables:
             chunk_aliases, chunk_top_aliases = chunk.alias_maps
             aliases.update(chunk_aliases)
             top_aliases.update(chunk_top_aliases)
-        methods: dict[str, list[FunctionNode]] = {}
-        for cls in classes.values():
-            for item in cls.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                    methods.setdefault(item.name, []).append(item)
         self.bound_names: Container[str] = bound
         self.assigned: Mapping[str, Sequence[ast.expr]] = assigned
         self.functions: Mapping[str, FunctionNode] = functions
         self.classes: Mapping[str, ast.ClassDef] = classes
-        self.methods: Mapping[str, Sequence[FunctionNode]] = methods
+        self.methods: Mapping[str, Sequence[FunctionNode]] = _methods(classes)
         self.aliases: Mapping[str, str] = aliases
         self.top_aliases: Mapping[str, str] = top_aliases
-        self.name_loads: Mapping[str, Sequence[ast.Name]] = Merged([c.name_loads for c in chunks])
-        self.attribute_loads: Mapping[str, Sequence[ast.Attribute]] = Merged(
-            [c.attribute_loads for c in chunks]
-        )
-        self._strings_by_value: Mapping[str, Sequence[ast.Constant]] = Merged(
-            [c.strings_by_value for c in chunks]
-        )
-        self._key_adders: Mapping[str, Sequence[ast.AST]] = Merged([c.key_adders for c in chunks])
+
+    def _follow(self, previous: WholeFileTables, edit: _Edit) -> bool:
+        """`previous`'s tables with the edited names merged again; False when a name would move (the
+        edited chunks name other names, or in another order) and only a whole merge gives the order."""
+        functions = edit.winners(previous.functions, lambda c: c.function_map)
+        classes = edit.winners(previous.classes, lambda c: c.class_map)
+        aliases = edit.winners(previous.aliases, lambda c: c.alias_maps[0])
+        top_aliases = edit.winners(previous.top_aliases, lambda c: c.alias_maps[1])
+        assigned = edit.concatenations(previous.assigned, lambda c: c.assigned)
+        if functions is None or classes is None or aliases is None or top_aliases is None or assigned is None:
+            return False
+        self.bound_names = edit.union(previous.bound_names, lambda c: c.bound_names)
+        self.assigned = assigned
+        self.functions = functions
+        self.classes = classes
+        self.methods = previous.methods if classes is previous.classes else _methods(classes)
+        self.aliases = aliases
+        self.top_aliases = top_aliases
+        return True
 
     def string_nodes(self, value: str) -> Sequence[ast.Constant]:
         """Every string constant equal to `value`."""
-        return self._strings_by_value.get(value, ())
+        found = self._strings_by_value.get(value)
+        return () if found is None else found
 
     def key_adders(self, name: str) -> Sequence[ast.AST]:
         """`name[...] = ...` assignments and `name.update(...)`/`name.setdefault(...)` calls, in order."""
-        return self._key_adders.get(name, ())
+        found = self._key_adders.get(name)
+        return () if found is None else found
 
     def has_fast_parameter(self) -> bool:
         return any(p.chunk.fast_parameter for p in self._placed)
+
+
+_LAST: OrderedDict[str, WholeFileTables] = OrderedDict()
+_LAST_LOCK = threading.Lock()
+MAX_DOCUMENTS = 32
+
+
+def tables_after(relpath: str, placed: Sequence[Placed]) -> WholeFileTables:
+    """The tables of `placed`, merged from the last lint of `relpath` when that is cheaper."""
+    with _LAST_LOCK:
+        previous = _LAST.get(relpath)
+    tables = WholeFileTables(placed, previous)
+    with _LAST_LOCK:
+        _LAST[relpath] = tables
+        _LAST.move_to_end(relpath)
+        while len(_LAST) > MAX_DOCUMENTS:
+            _LAST.popitem(last=False)
+    return tables
+
+
+def clear_tables() -> None:
+    with _LAST_LOCK:
+        _LAST.clear()
 
 
 class Nodes(Protocol):
@@ -211,6 +283,117 @@ class ChunkNodes:
 
     def star_kwarg_calls(self) -> list[ast.Call]:
         return list(self._chunk.star_kwarg_calls)
+
+
+def _methods(classes: Mapping[str, ast.ClassDef]) -> dict[str, list[FunctionNode]]:
+    """Method name -> every class's methods of that name, classes in table order."""
+    methods: dict[str, list[FunctionNode]] = {}
+    for cls in classes.values():
+        for item in cls.body:
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                methods.setdefault(item.name, []).append(item)
+    return methods
+
+
+V = TypeVar("V")
+_Part = Callable[[Chunk], Mapping[str, V]]
+MAX_EDITED = 8  # chunks replaced or replacing: more, and a whole merge is as cheap
+
+
+class _Edit:
+    """How a document's chunks differ from an earlier lint's: the run `old[start:old_end]` became
+    `new[start:new_end]`, every chunk before and after it the same object at the same index."""
+
+    def __init__(
+        self, old: Sequence[Chunk], new: Sequence[Chunk], start: int, old_end: int, new_end: int
+    ) -> None:
+        self.chunks = new
+        self.removed = old[start:old_end]
+        self.added = new[start:new_end]
+        self.after = new[new_end:]
+
+    @classmethod
+    def between(cls, old: Sequence[Chunk], new: Sequence[Chunk]) -> _Edit | None:
+        """The edit from `old` to `new`, or None when it replaced more than `MAX_EDITED` chunks."""
+        limit = min(len(old), len(new))
+        start = 0
+        while start < limit and old[start] is new[start]:
+            start += 1
+        old_end, new_end = len(old), len(new)
+        while old_end > start and new_end > start and old[old_end - 1] is new[new_end - 1]:
+            old_end -= 1
+            new_end -= 1
+        if old_end - start + new_end - start > MAX_EDITED:
+            return None
+        return cls(old, new, start, old_end, new_end)
+
+    def keys(self, part: _Part[object]) -> set[str]:
+        """Every name the removed or added chunks have in their table `part`."""
+        found: set[str] = set()
+        for chunk in (*self.removed, *self.added):
+            found.update(part(chunk))
+        return found
+
+    def _rebuilt(
+        self, merged: Mapping[str, V], part: _Part[object], value_of: Callable[[str], V | None]
+    ) -> Mapping[str, V] | None:
+        """`merged` (the old chunks' table `part` merged per name, first seen first) for the new chunks,
+        each name the edited run has merged again by `value_of` (None: no chunk has it). None when
+        a name would change place: a run with other names, or in another order, and chunks after it."""
+        before = list(dict.fromkeys(k for chunk in self.removed for k in part(chunk)))
+        after = list(dict.fromkeys(k for chunk in self.added for k in part(chunk)))
+        if before == after and not after:
+            return merged
+        if before != after and self.after:
+            return None
+        out = dict(merged)
+        if before != after:
+            # At the end of the document: a name no earlier chunk has goes after every other name.
+            head = self.chunks[: len(self.chunks) - len(self.added)]
+            for name in before:
+                if not any(name in part(chunk) for chunk in head):
+                    del out[name]
+        for name in after:
+            out[name] = value_of(name)  # type: ignore[assignment]  # an added chunk has it
+        for name in before:
+            if name not in after:
+                value = value_of(name)
+                if value is not None:
+                    out[name] = value
+        return out
+
+    def winners(self, merged: Mapping[str, V], part: _Part[V]) -> Mapping[str, V] | None:
+        """`merged` (the old chunks' `part` merged, the last definition winning) for the new chunks."""
+
+        def last(name: str) -> V | None:
+            for chunk in reversed(self.chunks):
+                table = part(chunk)
+                if name in table:
+                    return table[name]
+            return None
+
+        return self._rebuilt(merged, part, last)
+
+    def concatenations(
+        self, merged: Mapping[str, Sequence[V]], part: _Part[Sequence[V]]
+    ) -> Mapping[str, Sequence[V]] | None:
+        """`merged` (every old chunk's `part` lists joined per name) for the new chunks."""
+
+        def joined(name: str) -> Sequence[V] | None:
+            lists = [found for chunk in self.chunks if (found := part(chunk).get(name)) is not None]
+            if not lists:
+                return None
+            return lists[0] if len(lists) == 1 else [v for values in lists for v in values]
+
+        return self._rebuilt(merged, part, joined)
+
+    def union(self, merged: Container[str], part: Callable[[Chunk], set[str]]) -> Container[str]:
+        """`merged` (the union of the old chunks' `part` sets) for the new chunks."""
+        before = set().union(*(part(c) for c in self.removed))
+        after = set().union(*(part(c) for c in self.added))
+        if before == after:
+            return merged
+        return set().union(*(part(c) for c in self.chunks))
 
 
 def _method_calls(chunk: Chunk, attrs: tuple[str, ...]) -> list[ast.Call]:
