@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import json
 import logging
+import sys
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any, Protocol, cast
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError
+from pygls.constants import ATTR_EXECUTE_IN_THREAD
+from pygls.exceptions import FeatureNotificationError, JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -59,6 +63,16 @@ class DiagnosticJson:
         return text
 
 
+@functools.lru_cache(maxsize=16)
+def _plain(handler: Callable[..., Any] | None) -> bool:
+    """No handler, or one pygls would call synchronously (`JsonRPCProtocol._execute_handler`'s last branch)."""
+    return not (
+        asyncio.iscoroutinefunction(handler)
+        or getattr(handler, ATTR_EXECUTE_IN_THREAD, False)
+        or inspect.isgeneratorfunction(handler)
+    )
+
+
 class ProctorProtocol(LanguageServerProtocol):
     """pygls' protocol with Proctor's document store and a guard for late replies (pygls #621)."""
 
@@ -79,10 +93,18 @@ class ProctorProtocol(LanguageServerProtocol):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
 
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Any:
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield handler, (params,), None
+    def _did_change_now(self, params: types.DidChangeTextDocumentParams) -> None:
+        """What pygls does with `lsp_text_document__did_change` for a notification whose registered handler
+        is plain (`_plain`), without its futures, message ids and generator protocol: the change applied,
+        then the handler called, and an exception from either reported as pygls reports it (the handler is
+        not called after a failed change)."""
+        try:
+            self.host.docs.change(params, self.host.engine.client.encoding)
+            if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+                handler(params)
+        except Exception:
+            error = JsonRpcInternalError.of(sys.exc_info())  # type: ignore[no-untyped-call]
+            self._server._report_server_error(error, FeatureNotificationError)
 
     answered_early: tuple[int | str, dict[str, Any]] | None = None  # (id, result) sent by `startup`
 
@@ -135,7 +157,19 @@ class ProctorProtocol(LanguageServerProtocol):
             self._server._report_server_error(error, JsonRpcInternalError)
 
     def handle_message(self, msg: Any) -> None:
+        """pygls' dispatch; a didChange notification (every keystroke) is handled as pygls would, directly
+        (`_did_change_now`): in its own context, unless the version is wrong or the server shut down (pygls
+        then logs and drops it)."""
         self.host.idle_gc.poke()
+        if (
+            type(msg) is types.DidChangeTextDocumentNotification
+            and msg.jsonrpc == self.VERSION
+            and not self._shutdown
+            and _plain(self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE))
+        ):
+            log.debug("Notification %r received", msg.method)
+            contextvars.copy_context().run(self._did_change_now, msg.params)
+            return
         super().handle_message(msg)
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
