@@ -170,8 +170,7 @@ def _chunk_pass(view: ChunkView) -> ChunkResult:
         "time_sources": list(wall_clock_dependence.sources(ctx)),
     }
     calls_by_name: dict[str, list[tuple[int, ast.Call]]] = {}
-    for index, call in enumerate(ctx.calls):
-        name = ctx.call_name(call)
+    for index, (call, name) in enumerate(zip(ctx.calls, ctx.call_names, strict=True)):
         if name is not None:
             calls_by_name.setdefault(name, []).append((index, call))
     return ChunkResult(view.reads, diagnostics, facts, calls_by_name)

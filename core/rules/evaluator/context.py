@@ -155,6 +155,23 @@ class EvaluatorContext:
     def star_kwarg_calls(self) -> list[ast.Call]:
         return self.chunk_nodes.star_kwarg_calls()
 
+    def nodes_of(self, *kinds: type[ast.AST]) -> list[ast.AST]:
+        """The nodes of exactly these types, grouped by kind in the order given (a rule that reports
+        several kinds sorts what it found by `position` to keep pre-order)."""
+        return self.chunk_nodes.nodes_of(*kinds)
+
+    def position(self, node: ast.AST) -> int:
+        """The node's index in `nodes` (pre-order)."""
+        return self.chunk_nodes.position(node)
+
+    @cached_property
+    def call_names(self) -> list[str | None]:
+        """`call_name` of each of `calls`, in the same order: resolved once per context and shared by the
+        rules and facts that look at every call (a chunk pass resolves every call's name anyway, for the
+        calls by name, so it records the same lookups)."""
+        qualname = self.names.qualname
+        return [qualname(call.func) for call in self.chunk_nodes.calls]
+
     # -- whole-file facts ----------------------------------------------------------------------------------
 
     def string_nodes(self, value: str) -> Sequence[ast.Constant]:

@@ -27,6 +27,7 @@ import ast
 import re
 import sys
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from core.diagnostics import Diagnostic, Severity
@@ -48,8 +49,7 @@ READ_WORDS = ("read", "load", "open", "genfromtxt", "fromfile", "copy")
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
-    for call in ctx.calls:
-        name = ctx.call_name(call)
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
         method = call.func.attr if isinstance(call.func, ast.Attribute) else None
         local = call.func.id if isinstance(call.func, ast.Name) else None  # `read_rows(path)` defined here
         label = (name or method or local or "").rsplit(".", 1)[-1].lower()
@@ -58,7 +58,7 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
             assert isinstance(call.func, ast.Attribute)
             if method != "open" or "w" not in open_mode(ctx, call, 0):
                 candidates.append(call.func.value)
-        elif any(word in label for word in READ_WORDS) and "write" not in label and "save" not in label:
+        elif _reads(label):
             if label == "open" and any(c in open_mode(ctx, call, 1) for c in "wax"):
                 continue
             candidates.extend(call.args[:1])
@@ -75,6 +75,12 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
                     f"reads hold-out labels from `{value.path}` inside the {where}: candidates can read them",
                 )
                 break
+
+
+@lru_cache(maxsize=4096)
+def _reads(label: str) -> bool:
+    """A call of this (lower-case) name reads the file its first argument names (decided once per name)."""
+    return any(word in label for word in READ_WORDS) and "write" not in label and "save" not in label
 
 
 def _labels_in_workspace(ctx: EvaluatorContext, value: PathValue) -> str | None:

@@ -31,6 +31,7 @@ import ast
 import itertools
 import sys
 from collections.abc import Iterator
+from functools import lru_cache
 
 from core.diagnostics import Diagnostic, Severity
 from core.rules.evaluator.context import EvaluatorContext
@@ -70,7 +71,13 @@ NOT_READER_PREFIXES = ("urlparse", "urlsplit", "urljoin", "urlencode", "urlunpar
 URL_SCHEMES = ("http://", "https://", "ftp://")
 
 
+_NETWORK_DOTTED = tuple(root + "." for root in NETWORK_MODULES)
+
+
 def _network(module: str) -> str | None:
+    dotted = module + "."
+    if not dotted.startswith(_NETWORK_DOTTED):  # one test for the common case: no network module
+        return None
     for root in NETWORK_MODULES:
         if module == root or module.startswith(root + "."):
             return root
@@ -79,8 +86,7 @@ def _network(module: str) -> str | None:
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
-    for call in ctx.calls:
-        name = ctx.call_name(call)
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
         module = _network(name) if name else None
         if module is not None:
             yield ctx.diagnostic(rule, call, f"`{name}()` accesses the network")
@@ -203,10 +209,11 @@ def shorten(text: str, width: int) -> str:
 
 def _url_argument(ctx: EvaluatorContext, call: ast.Call, label: str) -> str | None:
     """The URL a reader-like call is given: its first argument, or a keyword naming where to read from."""
-    lower = label.lower()
-    if not lower or lower in NOT_READERS or lower.startswith(NOT_READER_PREFIXES):
+    if not call.args and not call.keywords:
         return None
-    reader = any(word in lower for word in URL_READERS)
+    reader = _reader(label)
+    if reader is None or (not reader and not call.keywords):
+        return None
     candidates = [call.args[0]] if call.args and reader else []
     candidates += [
         kw.value for kw in call.keywords if kw.arg in SOURCE_KEYWORDS or (reader and kw.arg in PATH_KEYWORDS)
@@ -216,3 +223,13 @@ def _url_argument(ctx: EvaluatorContext, call: ast.Call, label: str) -> str | No
         if url is not None and url.lower().startswith(URL_SCHEMES):
             return url
     return None
+
+
+@lru_cache(maxsize=4096)
+def _reader(label: str) -> bool | None:
+    """Whether a call of this name reads from its first argument; None when it never reads a URL (labels
+    repeat: `len`, `float`, `get`... are decided once)."""
+    lower = label.lower()
+    if not lower or lower in NOT_READERS or lower.startswith(NOT_READER_PREFIXES):
+        return None
+    return any(word in lower for word in URL_READERS)

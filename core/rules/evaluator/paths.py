@@ -12,6 +12,7 @@ import ast
 import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from core.rules.evaluator.context import EvaluatorContext
@@ -257,6 +258,9 @@ def _is_write_mode(mode: str) -> bool:
     return mode == "?" or any(c in mode for c in "wax+")
 
 
+_OPENERS = ("open", "io.open", "codecs.open")
+
+
 def opened_for_write(ctx: EvaluatorContext, expr: ast.AST) -> PathValue | None:
     """The path when `expr` is `open(P, "w")` / `P.open("w")` (or a name bound to one)."""
     if isinstance(expr, ast.Name):
@@ -267,7 +271,7 @@ def opened_for_write(ctx: EvaluatorContext, expr: ast.AST) -> PathValue | None:
     if not isinstance(expr, ast.Call):
         return None
     name = ctx.call_name(expr)
-    if name in ("open", "io.open", "codecs.open") and expr.args:
+    if name in _OPENERS and expr.args:
         return resolve_path(ctx, expr.args[0]) if _is_write_mode(open_mode(ctx, expr, 1)) else None
     if isinstance(expr.func, ast.Attribute) and expr.func.attr == "open" and name is None:
         return resolve_path(ctx, expr.func.value) if _is_write_mode(open_mode(ctx, expr, 0)) else None
@@ -286,18 +290,17 @@ def writes(ctx: EvaluatorContext) -> list[Write]:
 
 
 def _find_writes(ctx: EvaluatorContext) -> Iterator[Write]:
-    for call in ctx.calls:
-        found = _write_of(ctx, call)
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
+        found = _write_of(ctx, call, name)
         if found is not None:
             yield found
 
 
-def _write_of(ctx: EvaluatorContext, call: ast.Call) -> Write | None:
-    """The file write `call` makes: open for writing, `write_text`, a move, `json.dump` or `.write` into an
-    open handle, else a call whose name says it writes (`save`, `to_csv`...)."""
-    name = ctx.call_name(call)
+def _write_of(ctx: EvaluatorContext, call: ast.Call, name: str | None) -> Write | None:
+    """The file write `call` (named `name`) makes: open for writing, `write_text`, a move, `json.dump` or
+    `.write` into an open handle, else a call whose name says it writes (`save`, `to_csv`...)."""
     method = call.func.attr if isinstance(call.func, ast.Attribute) else None
-    target = opened_for_write(ctx, call)
+    target = opened_for_write(ctx, call) if name in _OPENERS or method == "open" else None
     if target is not None:
         return Write(call, target)
     if method in ("write_text", "write_bytes") and name is None:
@@ -320,7 +323,7 @@ def _write_of(ctx: EvaluatorContext, call: ast.Call) -> Write | None:
 
 def _named_write(ctx: EvaluatorContext, call: ast.Call, label: str) -> Write | None:
     """`df.to_csv("out.csv")`, `save(model, path)`: the first argument that looks like a file path."""
-    if not any(word in label for word in WRITE_WORDS) or label in ("write", "dump", "dumps"):
+    if not _writes_by_name(label):
         return None
     for index, arg in enumerate(call.args):
         value = resolve_path(ctx, arg)
@@ -328,6 +331,12 @@ def _named_write(ctx: EvaluatorContext, call: ast.Call, label: str) -> Write | N
             payload = call.args[index + 1] if index + 1 < len(call.args) else None
             return Write(call, value, payload)
     return None
+
+
+@lru_cache(maxsize=4096)
+def _writes_by_name(label: str) -> bool:
+    """A call of this (lower-case) name writes a file (decided once per name: `len`, `get`... repeat)."""
+    return any(word in label for word in WRITE_WORDS) and label not in ("write", "dump", "dumps")
 
 
 def _dumps_payload(ctx: EvaluatorContext, expr: ast.expr | None) -> ast.expr | None:

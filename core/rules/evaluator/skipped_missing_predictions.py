@@ -55,26 +55,33 @@ _SHRINKS = "so a submission that omits hard items scores higher"
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
-    for node in ctx.nodes:
-        message = _finding(ctx, node)
-        if message is not None:
-            yield ctx.diagnostic(rule, ctx.first_line_range(node), f"{message}, {_SHRINKS}")
+    found = [(node, message) for node, message in _findings(ctx) if message is not None]
+    if len(found) > 1:
+        found.sort(key=lambda pair: ctx.position(pair[0]))  # the kinds were judged one after another
+    for node, message in found:
+        yield ctx.diagnostic(rule, ctx.first_line_range(node), f"{message}, {_SHRINKS}")
 
 
-def _finding(ctx: EvaluatorContext, node: ast.AST) -> str | None:
-    if isinstance(node, ast.If):
-        return _skip_if(ctx, node)
-    if isinstance(node, ast.ExceptHandler):
-        return _skip_handler(ctx, node)
-    if isinstance(node, ast.For | ast.AsyncFor):
-        return _loop_over_submission(ctx, node)
-    if isinstance(node, ast.ListComp | ast.DictComp) and not _aggregated(ctx, node):
-        return _comprehension(ctx, node)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
-        return _intersection(ctx, node.left, node.right)
-    if isinstance(node, ast.Call):
-        return _call(ctx, node)
-    return None
+def _findings(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str | None]]:
+    """Each node of a kind this rule judges, with what is wrong with it (None: nothing)."""
+    for node in ctx.nodes_of(ast.If):
+        assert isinstance(node, ast.If)
+        yield node, _skip_if(ctx, node)
+    for handler in ctx.handlers:
+        yield handler, _skip_handler(ctx, handler)
+    for loop in ctx.nodes_of(ast.For, ast.AsyncFor):
+        assert isinstance(loop, ast.For | ast.AsyncFor)
+        yield loop, _loop_over_submission(ctx, loop)
+    for comprehension in ctx.nodes_of(ast.ListComp, ast.DictComp):
+        assert isinstance(comprehension, ast.ListComp | ast.DictComp)
+        if not _aggregated(ctx, comprehension):
+            yield comprehension, _comprehension(ctx, comprehension)
+    for binop in ctx.nodes_of(ast.BinOp):
+        assert isinstance(binop, ast.BinOp)
+        if isinstance(binop.op, ast.BitAnd):
+            yield binop, _intersection(ctx, binop.left, binop.right)
+    for call in ctx.method_calls("intersection", "merge"):
+        yield call, _call(ctx, call)
 
 
 # -- `if <missing>: continue` and `except KeyError: continue` --------------------------------------------------
@@ -138,8 +145,10 @@ def _tests_missing(ctx: EvaluatorContext, test: ast.expr) -> bool:
 
 
 def _skip_if(ctx: EvaluatorContext, node: ast.If) -> str | None:
+    if node.orelse or not _only_skips(node.body):
+        return None
     loop = _enclosing_loop(ctx, node)
-    if loop is None or node.orelse or not _only_skips(node.body) or not _tests_missing(ctx, node.test):
+    if loop is None or not _tests_missing(ctx, node.test):
         return None
     if not _accumulates(loop):
         return None

@@ -86,17 +86,37 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
             _header(ctx, handler),
             f"{caught} swallows the failure: re-raise or print a reason and exit non-zero",
         )
-    for node in ctx.nodes:
-        exit_node, code = _exit(ctx, node)
-        if exit_node is None or _never_runs(ctx, node):
-            continue
-        if code == 0:
-            if _in_error_branch(ctx, node):
-                yield ctx.diagnostic(
-                    rule, exit_node, "exits 0 in an error branch: a failure must exit non-zero"
-                )
-        elif code is not None and not _reason_before(ctx, node):
-            yield ctx.diagnostic(rule, exit_node, f"exits with status {code} without printing a reason")
+    found = [(node, message) for node, message in _exits(ctx) if message is not None]
+    if len(found) > 1:
+        found.sort(key=lambda pair: ctx.position(pair[0]))  # calls and raises were judged apart
+    for node, message in found:
+        yield ctx.diagnostic(rule, node, message)
+
+
+def _exits(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str | None]]:
+    """Each exit call and `raise SystemExit`, with what is wrong with it (None: nothing)."""
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
+        if name in EXIT_CALLS:
+            yield call, _exit_message(ctx, call, _exit_call_status(call))
+    for node in ctx.nodes_of(ast.Raise):
+        assert isinstance(node, ast.Raise)
+        exit_node, code = _raised_exit(ctx, node)
+        if exit_node is not None:
+            yield exit_node, _exit_message(ctx, node, code)
+
+
+def _exit_message(ctx: EvaluatorContext, node: ast.AST, code: int | None) -> str | None:
+    if _never_runs(ctx, node):
+        return None
+    if code == 0:
+        return (
+            "exits 0 in an error branch: a failure must exit non-zero"
+            if _in_error_branch(ctx, node)
+            else None
+        )
+    if code is not None and not _reason_before(ctx, node):
+        return f"exits with status {code} without printing a reason"
+    return None
 
 
 def _never_runs(ctx: EvaluatorContext, node: ast.AST) -> bool:
@@ -163,11 +183,9 @@ def _loud(ctx: EvaluatorContext, body: list[ast.stmt]) -> bool:
     return False
 
 
-def _exit(ctx: EvaluatorContext, node: ast.AST) -> tuple[ast.AST | None, int | None]:
-    """(the exit expression, its constant status or None when not constant) for exit calls and SystemExit."""
-    if isinstance(node, ast.Call) and ctx.call_name(node) in EXIT_CALLS:
-        return node, _exit_call_status(node)
-    if isinstance(node, ast.Raise) and node.exc is not None:
+def _raised_exit(ctx: EvaluatorContext, node: ast.Raise) -> tuple[ast.AST | None, int | None]:
+    """(the raise, its constant status or None when not constant) for `raise SystemExit`."""
+    if node.exc is not None:
         exc = node.exc
         if ctx.qualname(exc) == "SystemExit":
             return node, 0

@@ -73,8 +73,8 @@ ITERATING = frozenset(
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
-    for call in ctx.calls:
-        label = _listing(ctx, call)
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
+        label = _listing(call, name)
         if label is None or _order_free(ctx, call):
             continue
         yield ctx.diagnostic(
@@ -83,15 +83,20 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
             f"`{label}()` returns entries in file-system order, which differs between machines",
             _wrap(ctx, call),
         )
-    for node in ctx.nodes:
-        for iterable in _iterated(ctx, node):
-            if _is_set(ctx, iterable) and not _order_free(ctx, iterable):
-                yield ctx.diagnostic(
-                    rule,
-                    iterable,
-                    "iterating a set: its order depends on hashing and differs between runs",
-                    _unsafe(_wrap(ctx, iterable)),
-                )
+    found = [
+        (node, number, iterable)
+        for node, number, iterable in _iterated(ctx)
+        if _is_set(ctx, iterable) and not _order_free(ctx, iterable)
+    ]
+    if len(found) > 1:
+        found.sort(key=lambda hit: (ctx.position(hit[0]), hit[1]))  # the kinds were judged one after another
+    for _, _, iterable in found:
+        yield ctx.diagnostic(
+            rule,
+            iterable,
+            "iterating a set: its order depends on hashing and differs between runs",
+            _unsafe(_wrap(ctx, iterable)),
+        )
 
 
 def _unsafe(fix: Fix | None) -> Fix | None:
@@ -99,8 +104,8 @@ def _unsafe(fix: Fix | None) -> Fix | None:
     return None if fix is None else replace(fix, applicability=Applicability.UNSAFE)
 
 
-def _listing(ctx: EvaluatorContext, call: ast.Call) -> str | None:
-    name = ctx.call_name(call)
+def _listing(call: ast.Call, name: str | None) -> str | None:
+    """The listing `call` (named `name`) makes, if any."""
     if name in LISTINGS:
         return name
     if name is None and isinstance(call.func, ast.Attribute) and call.func.attr in PATH_METHODS:
@@ -221,17 +226,21 @@ def _sorted_later(ctx: EvaluatorContext, name: str) -> bool:
     return all(_order_free(ctx, use) for use in uses)
 
 
-def _iterated(ctx: EvaluatorContext, node: ast.AST) -> Iterator[ast.expr]:
-    if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-        yield node.iter
-    elif isinstance(node, ast.Call):
-        name = ctx.call_name(node)
+def _iterated(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, int, ast.expr]]:
+    """(the node that iterates, which of its iterables, the iterable) for loops, comprehensions, calls that
+    iterate their arguments, and `*unpacking` into a display or a call."""
+    for loop in ctx.nodes_of(ast.For, ast.AsyncFor, ast.comprehension):
+        assert isinstance(loop, ast.For | ast.AsyncFor | ast.comprehension)
+        yield loop, 0, loop.iter
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
         if name in ITERATING:
-            yield from (a for a in node.args if not isinstance(a, ast.Starred))
-        elif isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "extend") and node.args:
-            yield node.args[0]
-    elif isinstance(node, ast.Starred) and isinstance(ctx.parents.get(node), ast.List | ast.Tuple | ast.Call):
-        yield node.value
+            yield from ((call, n, a) for n, a in enumerate(call.args) if not isinstance(a, ast.Starred))
+        elif isinstance(call.func, ast.Attribute) and call.func.attr in ("join", "extend") and call.args:
+            yield call, 0, call.args[0]
+    for starred in ctx.nodes_of(ast.Starred):
+        assert isinstance(starred, ast.Starred)
+        if isinstance(ctx.parents.get(starred), ast.List | ast.Tuple | ast.Call):
+            yield starred, 0, starred.value
 
 
 def _is_set(ctx: EvaluatorContext, expr: ast.AST | None, depth: int = 0) -> bool:

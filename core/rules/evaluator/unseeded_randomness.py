@@ -219,8 +219,13 @@ class SeedCall(NamedTuple):
 def random_calls(ctx: EvaluatorContext) -> list[RandomCall]:
     """Random calls in document order (per chunk: no ordering or seeding is decided here)."""
     out: list[RandomCall] = []
-    for call in ctx.calls:
-        found = _classify(ctx, call)
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
+        if name is None:
+            found = _method_sample(call)
+        elif name.startswith(_RANDOM_PREFIXES):
+            found = _classify(ctx, call, name)
+        else:
+            continue
         if found is not None:
             out.append(RandomCall(call, *found))
     return out
@@ -229,8 +234,7 @@ def random_calls(ctx: EvaluatorContext) -> list[RandomCall]:
 def seed_calls(ctx: EvaluatorContext) -> list[SeedCall]:
     """Calls that seed a family's global RNG (`"all"` for `seed_everything()`-style helpers)."""
     out: list[SeedCall] = []
-    for call in ctx.calls:
-        name = ctx.call_name(call)
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
         if name is None:
             continue
         family = SEEDERS.get(name)
@@ -247,11 +251,12 @@ def seed_calls(ctx: EvaluatorContext) -> list[SeedCall]:
 _Kind = tuple[str, str, str]  # (family, label, kind)
 
 
-def _classify(ctx: EvaluatorContext, call: ast.Call) -> _Kind | None:
-    """(family, label, kind) for a random call; kind is global, ctor, keyword or unseedable."""
-    name = ctx.call_name(call)
-    if name is None:
-        return _method_sample(call)
+# Every qualified name `_classify` can find random starts with one of these.
+_RANDOM_PREFIXES = ("random.", "numpy.random.", "torch.", "sklearn.")
+
+
+def _classify(ctx: EvaluatorContext, call: ast.Call, name: str) -> _Kind | None:
+    """(family, label, kind) for a call to `name`; kind is global, ctor, keyword or unseedable."""
     parts = name.split(".")
     last = parts[-1]
     if name.startswith("random.") and len(parts) == 2:

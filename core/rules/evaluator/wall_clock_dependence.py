@@ -64,14 +64,13 @@ SEED_SINKS = frozenset(
 )
 
 
-def _is_source(ctx: EvaluatorContext, call: ast.Call) -> bool:
-    name = ctx.call_name(call)
-    return name is not None and (name in SOURCES or name.startswith("secrets."))
-
-
 def sources(ctx: EvaluatorContext) -> list[ast.Call]:
     """Calls to wall-clock, UUID and OS randomness sources, in document order."""
-    return [c for c in ctx.calls if _is_source(ctx, c)]
+    return [
+        call
+        for call, name in zip(ctx.calls, ctx.call_names, strict=True)
+        if name is not None and (name in SOURCES or name.startswith("secrets."))
+    ]
 
 
 # Calls whose result does not depend on the names they are given: a process run under a unique container or

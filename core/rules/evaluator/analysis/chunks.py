@@ -154,6 +154,20 @@ class Chunk:
         return ScopeIndex(self)
 
     @cached_property
+    def by_type(self) -> dict[type[ast.AST], list[ast.AST]]:
+        """The chunk's nodes by type, each list in pre-order: a per-chunk rule looks only at the types it
+        judges instead of testing every node (built on first use, by the per-chunk pass)."""
+        found: dict[type[ast.AST], list[ast.AST]] = {}
+        for node in self.nodes:
+            kind = type(node)
+            same = found.get(kind)
+            if same is None:
+                found[kind] = [node]
+            else:
+                same.append(node)
+        return found
+
+    @cached_property
     def function_map(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
         """Top-level functions by name, the last definition winning (as a sequential merge would)."""
         return {func.name: func for func in self.functions}

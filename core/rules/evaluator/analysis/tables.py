@@ -217,6 +217,10 @@ class Nodes(Protocol):
 
     def star_kwarg_calls(self) -> list[ast.Call]: ...
 
+    def nodes_of(self, *kinds: type[ast.AST]) -> list[ast.AST]: ...
+
+    def position(self, node: ast.AST) -> int: ...
+
 
 class DocumentNodes:
     """Every chunk's nodes, joined on first use; `nodes` starts with the module."""
@@ -263,6 +267,19 @@ class DocumentNodes:
     def star_kwarg_calls(self) -> list[ast.Call]:
         return [c for p in self._placed for c in p.chunk.star_kwarg_calls]
 
+    def nodes_of(self, *kinds: type[ast.AST]) -> list[ast.AST]:
+        """The nodes of exactly these types (`type(node) in kinds`): grouped by kind in the order given,
+        each group in document order (`position` puts what a rule found back in pre-order)."""
+        return [node for kind in kinds for p in self._placed for node in p.chunk.by_type.get(kind, ())]
+
+    def position(self, node: ast.AST) -> int:
+        """The node's index in `nodes` (pre-order)."""
+        return self._positions[id(node)]
+
+    @cached_property
+    def _positions(self) -> dict[int, int]:
+        return {id(node): number for number, node in enumerate(self.nodes)}
+
 
 class ChunkNodes:
     """One chunk's own node lists (not copies: a chunk view is built for every changed chunk); no module."""
@@ -283,6 +300,23 @@ class ChunkNodes:
 
     def star_kwarg_calls(self) -> list[ast.Call]:
         return list(self._chunk.star_kwarg_calls)
+
+    def nodes_of(self, *kinds: type[ast.AST]) -> list[ast.AST]:
+        """The nodes of exactly these types (`type(node) in kinds`): grouped by kind in the order given,
+        each group in pre-order (`position` puts what a rule found back in pre-order). For one kind this is
+        the chunk's own list: read it, never change it."""
+        by_type = self._chunk.by_type
+        if len(kinds) == 1:
+            return by_type.get(kinds[0], [])
+        return [node for kind in kinds for node in by_type.get(kind, ())]
+
+    def position(self, node: ast.AST) -> int:
+        """The node's index in `nodes` (pre-order)."""
+        return self._positions[id(node)]
+
+    @cached_property
+    def _positions(self) -> dict[int, int]:
+        return {id(node): number for number, node in enumerate(self.nodes)}
 
 
 def _methods(classes: Mapping[str, ast.ClassDef]) -> dict[str, list[FunctionNode]]:
