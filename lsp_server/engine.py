@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,15 +32,30 @@ log = logging.getLogger(__name__)
 
 Token = tuple[object, ...]
 ROOT_MARKERS = (CONFIG_FILE, ".git", ".kapso")
+_PATH_MEMO_LIMIT = 4096  # paths whose root and relative path are kept
 _STALE_RESULT_CODE = "EV017"
 
 
 class Overlay:
-    """Workspace files as the user sees them: open buffers first, then disk (cached by stat)."""
+    """Workspace files as the user sees them: open buffers first, then disk (cached by stat).
+
+    During one lint (`one_lint`) each path is stat'ed once: the config, the registry, the brief were each
+    asked for two or three times per lint (the freshness checks, then the reads). A write meanwhile is seen
+    by the next lint, as before, which stats again."""
 
     def __init__(self, docs: DocumentStore) -> None:
         self._docs = docs
         self._disk: dict[Path, tuple[Token, str | None]] = {}
+        self._stats: dict[Path, Token] | None = None  # during `one_lint`: path -> its disk token
+
+    @contextmanager
+    def one_lint(self) -> Iterator[None]:
+        """Within, `disk_token` stats each path at most once."""
+        outer, self._stats = self._stats, {} if self._stats is None else self._stats
+        try:
+            yield
+        finally:
+            self._stats = outer
 
     def token(self, path: Path) -> Token:
         doc = self._docs.by_path(path)
@@ -47,13 +63,19 @@ class Overlay:
             return ("buffer", id(doc), doc.version)
         return self.disk_token(path)
 
-    @staticmethod
-    def disk_token(path: Path) -> Token:
+    def disk_token(self, path: Path) -> Token:
+        stats = self._stats
+        if stats is not None and (known := stats.get(path)) is not None:
+            return known
         try:
             st = os.stat(path)
         except OSError:
-            return ("missing",)
-        return ("disk", st.st_mtime_ns, st.st_size, st.st_ino)
+            token: Token = ("missing",)
+        else:
+            token = ("disk", st.st_mtime_ns, st.st_size, st.st_ino)
+        if stats is not None:
+            stats[path] = token
+        return token
 
     def read(self, path: Path) -> str | None:
         doc = self._docs.by_path(path)
@@ -91,6 +113,14 @@ class Root:
     """One workspace (a git root, or the folder holding proctor.toml) and its last valid config."""
 
     path: Path
+    # The files every lint checks for changes (built once: joining paths costs more than the stat).
+    config_files: tuple[Path, Path] = field(init=False, repr=False, compare=False)
+    registry_file: Path = field(init=False, repr=False, compare=False)
+    head_file: Path = field(init=False, repr=False, compare=False)
+    _files: dict[str, Path] = field(default_factory=dict, repr=False, compare=False)
+    _kinds: dict[tuple[int, str], DocumentKind | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
     config: Config = field(default_factory=Config)
     config_token: Token | None = None
     generation: int = 0
@@ -100,6 +130,29 @@ class Root:
     tree_findings: list[Diagnostic] = field(default_factory=list)
     tree_stale: bool = True
     verify: VerifyOutcome | None = None
+
+    def __post_init__(self) -> None:
+        self.config_files = (self.path / CONFIG_FILE, self.path / PYPROJECT_FILE)
+        self.registry_file = self.path / integrity.REGISTRY_FILE
+        self.head_file = self.path / ".git" / "HEAD"
+
+    def kind(self, relpath: str) -> DocumentKind | None:
+        """`classify` under this root's config (kept per config generation: it is asked on every lint)."""
+        key = (self.generation, relpath)
+        if key not in self._kinds:
+            if len(self._kinds) >= _PATH_MEMO_LIMIT:
+                self._kinds.clear()
+            self._kinds[key] = classify(relpath, self.config)
+        return self._kinds[key]
+
+    def file(self, relpath: str) -> Path:
+        """`path / relpath`, the same object every time (a lint asks for the same few files on every edit)."""
+        found = self._files.get(relpath)
+        if found is None:
+            if len(self._files) >= _PATH_MEMO_LIMIT:
+                self._files.clear()
+            found = self._files[relpath] = self.path / relpath
+        return found
 
 
 @dataclass(frozen=True)
@@ -138,6 +191,8 @@ class Engine:
         self.folders: list[Path] = []
         self.roots: dict[Path, Root] = {}
         self._root_of_dir: dict[Path, Path] = {}
+        self._root_of_path: dict[Path, Path] = {}  # a file -> its root (a directory's root never changes)
+        self._relpaths: dict[tuple[Path, Path], str | None] = {}
         self._results: dict[str, LintResult] = {}
         self._converters: dict[tuple[object, ...], convert.DiagnosticConverter] = {}
 
@@ -149,11 +204,16 @@ class Engine:
             self.settings_generation += 1
 
     def root_for(self, path: Path) -> Root:
-        directory = path.parent
-        root_path = self._root_of_dir.get(directory)
+        root_path = self._root_of_path.get(path)
         if root_path is None:
-            root_path = self._find_root(directory)
-            self._root_of_dir[directory] = root_path
+            directory = path.parent
+            root_path = self._root_of_dir.get(directory)
+            if root_path is None:
+                root_path = self._find_root(directory)
+                self._root_of_dir[directory] = root_path
+            if len(self._root_of_path) >= _PATH_MEMO_LIMIT:
+                self._root_of_path.clear()
+            self._root_of_path[path] = root_path
         root = self.roots.get(root_path)
         if root is None:
             root = self.roots[root_path] = Root(root_path)
@@ -168,16 +228,17 @@ class Engine:
 
     def refresh_config(self, root: Root) -> bool:
         """Re-read proctor.toml / [tool.proctor] (buffer or disk) when either changed; True when it did."""
-        token = tuple(self.overlay.token(root.path / name) for name in (CONFIG_FILE, PYPROJECT_FILE))
+        config_file, pyproject_file = root.config_files
+        token = (self.overlay.token(config_file), self.overlay.token(pyproject_file))
         if token == root.config_token:
             return False
         root.config_token = token
         config = Config()
-        for name, pyproject in ((CONFIG_FILE, False), (PYPROJECT_FILE, True)):
-            text = self.overlay.read(root.path / name)
+        for path, pyproject in ((config_file, False), (pyproject_file, True)):
+            text = self.overlay.read(path)
             if text is None:
                 continue
-            parsed, problems = validate_config_text(text, root.path / name, pyproject=pyproject)
+            parsed, problems = validate_config_text(text, path, pyproject=pyproject)
             if problems or parsed is None:
                 # Keep the last valid config while the file is being edited; CF001 shows the problem.
                 return False
@@ -191,10 +252,17 @@ class Engine:
         return False
 
     def relpath(self, root: Root, path: Path) -> str | None:
+        key = (root.path, path)
+        if key in self._relpaths:
+            return self._relpaths[key]
         try:
-            return path.relative_to(root.path).as_posix()
+            found: str | None = path.relative_to(root.path).as_posix()
         except ValueError:
-            return None
+            found = None
+        if len(self._relpaths) >= _PATH_MEMO_LIMIT:
+            self._relpaths.clear()
+        self._relpaths[key] = found
+        return found
 
     def uri_of(self, root: Root) -> Callable[[str], str]:
         def uri(relpath: str) -> str:
@@ -220,10 +288,11 @@ class Engine:
 
     def lines_of(self, root: Root) -> Callable[[str], Sequence[str]]:
         def lines(relpath: str) -> Sequence[str]:
-            doc = self.docs.by_path(root.path / relpath)
+            path = root.file(relpath)
+            doc = self.docs.by_path(path)
             if doc is not None:
                 return doc.lines
-            return split_lines(self.overlay.read(root.path / relpath) or "")
+            return split_lines(self.overlay.read(path) or "")
 
         return lines
 
@@ -231,9 +300,7 @@ class Engine:
 
     def refresh_integrity(self, root: Root, *, force: bool = False) -> bool:
         """Re-read the registry head and the suite on disk when they may have changed; True when they did."""
-        registry = root.path / integrity.REGISTRY_FILE
-        head_file = root.path / ".git" / "HEAD"
-        token = (self.overlay.token(registry), self.overlay.token(head_file), root.generation)
+        token = (self.overlay.token(root.registry_file), self.overlay.token(root.head_file), root.generation)
         if token == root.baseline_token and not force and not root.tree_stale:
             return False
         before = (root.baseline, root.tree_findings)
@@ -301,17 +368,18 @@ class Engine:
 
     def result(self, doc: Document) -> LintResult:
         """The (cached) diagnostics of an open document."""
-        cached = self._results.get(doc.uri)
-        root = self.root_for(doc.path) if doc.path is not None else None
-        if root is not None:
-            self.refresh_config(root)
-            self.refresh_integrity(root)
-        key = self._key(doc, root)
-        if cached is not None and cached.key == key and self._deps_fresh(cached.deps):
-            return cached
-        result = self._lint(doc, root, key)
-        self._results[doc.uri] = result
-        return result
+        with self.overlay.one_lint():
+            cached = self._results.get(doc.uri)
+            root = self.root_for(doc.path) if doc.path is not None else None
+            if root is not None:
+                self.refresh_config(root)
+                self.refresh_integrity(root)
+            key = self._key(doc, root)
+            if cached is not None and cached.key == key and self._deps_fresh(cached.deps):
+                return cached
+            result = self._lint(doc, root, key)
+            self._results[doc.uri] = result
+            return result
 
     def cached(self, uri: str) -> LintResult | None:
         return self._results.get(uri)
@@ -354,12 +422,12 @@ class Engine:
         deps: dict[Path, Token] = {}
 
         def read_file(rel: str) -> str | None:
-            path = root.path / rel
+            path = root.file(rel)
             deps[path] = self.overlay.token(path)
             return self.overlay.read(path)
 
         def exists(rel: str) -> bool:
-            path = root.path / rel
+            path = root.file(rel)
             deps[path] = self.overlay.token(path)
             return self.docs.by_path(path) is not None or path.exists()
 
@@ -367,7 +435,7 @@ class Engine:
         ctx = LintContext(config=config, workspace=root.path, read_file=read_file, exists=exists)
         select, ignore = self.settings.select, self.settings.ignore
         found: list[Diagnostic] = []
-        kind = classify(relpath, config)
+        kind = root.kind(relpath)
         try:
             if kind is not None:
                 found.extend(lint_document(relpath, doc.text, kind, ctx, select=select, ignore=ignore))
