@@ -69,8 +69,7 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
                 yield ctx.diagnostic(
                     rule, imp, MESSAGE.format(what="a relative import from outside the suite")
                 )
-    for call in ctx.calls:
-        name = ctx.call_name(call)
+    for call, name in zip(ctx.calls, ctx.call_names, strict=True):
         if name in DYNAMIC:
             if call.args:
                 target = ctx.string_value(

@@ -71,13 +71,7 @@ NOT_READER_PREFIXES = ("urlparse", "urlsplit", "urljoin", "urlencode", "urlunpar
 URL_SCHEMES = ("http://", "https://", "ftp://")
 
 
-_NETWORK_DOTTED = tuple(root + "." for root in NETWORK_MODULES)
-
-
 def _network(module: str) -> str | None:
-    dotted = module + "."
-    if not dotted.startswith(_NETWORK_DOTTED):  # one test for the common case: no network module
-        return None
     for root in NETWORK_MODULES:
         if module == root or module.startswith(root + "."):
             return root
@@ -87,11 +81,11 @@ def _network(module: str) -> str | None:
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
     for call, name in zip(ctx.calls, ctx.call_names, strict=True):
-        module = _network(name) if name else None
-        if module is not None:
+        network, downloads = _by_name(name) if name else (None, False)
+        if network is not None:
             yield ctx.diagnostic(rule, call, f"`{name}()` accesses the network")
             continue
-        through = hub_download(ctx, call, name) if name else None
+        through = hub_download(ctx, call, name) if name and downloads else None
         if through is not None:
             yield ctx.diagnostic(rule, call, f"{through}: the evaluator should not use the network")
             continue
@@ -141,6 +135,20 @@ SUBPROCESS_CALLS = frozenset(
         "os.popen",
     }
 )
+
+
+@lru_cache(maxsize=4096)
+def _by_name(name: str) -> tuple[str | None, bool]:
+    """(the network module `name` belongs to, whether `hub_download` can find a download in a call to
+    it): decided once per name, most calls are to names that are neither."""
+    downloads = (
+        name.startswith(HUB_PREFIXES)
+        or name.startswith(DOWNLOADING_DATASETS)
+        or name == "datasets.load_dataset"
+        or name.endswith(".from_pretrained")
+        or name in SUBPROCESS_CALLS
+    )
+    return _network(name), downloads
 
 
 def hub_download(ctx: EvaluatorContext, call: ast.Call, name: str) -> str | None:

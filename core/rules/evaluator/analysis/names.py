@@ -32,26 +32,38 @@ class NameResolver:
         self._store = store
         self._nodes = nodes
         self._parents: Mapping[ast.AST, ast.AST] = source.parents
-        self._qualnames: dict[int, str | None] = {}
+        self._qualnames: dict[int, str | None] = {}  # id(attribute) -> its qualified name
+        self._name_qualnames: dict[str, str | None] = {}  # a bare name's, by the name
 
     # -- qualified names -------------------------------------------------------------------------------
 
     def qualname(self, expr: ast.AST) -> str | None:
         """`np.random.rand` -> `numpy.random.rand`; builtins keep their name; anything local is None."""
+        if isinstance(expr, ast.Name):
+            return self._name_qualname(expr.id)
+        if not isinstance(expr, ast.Attribute):
+            return None
         key = id(expr)
         if key in self._qualnames:
             return self._qualnames[key]
-        result: str | None = None
-        if isinstance(expr, ast.Name):
-            alias = self._tables.aliases.get(expr.id)
-            if alias is not None:
-                result = alias
-            elif expr.id in BUILTIN_NAMES and expr.id not in self._tables.bound_names:
-                result = expr.id
-        elif isinstance(expr, ast.Attribute):
-            base = self.qualname(expr.value)
-            result = f"{base}.{expr.attr}" if base is not None else None
+        base = self.qualname(expr.value)
+        result = f"{base}.{expr.attr}" if base is not None else None
         self._qualnames[key] = result
+        return result
+
+    def _name_qualname(self, name: str) -> str | None:
+        """A bare name's qualified name: it depends on the name alone (the same lookups for every use of
+        it), so it is resolved once per name (`len`, `float`, `np` are called over and over)."""
+        memo = self._name_qualnames
+        if name in memo:
+            return memo[name]
+        result: str | None = None
+        alias = self._tables.aliases.get(name)
+        if alias is not None:
+            result = alias
+        elif name in BUILTIN_NAMES and name not in self._tables.bound_names:
+            result = name
+        memo[name] = result
         return result
 
     def call_name(self, call: ast.Call) -> str | None:

@@ -270,7 +270,12 @@ class DocumentNodes:
     def nodes_of(self, *kinds: type[ast.AST]) -> list[ast.AST]:
         """The nodes of exactly these types (`type(node) in kinds`): grouped by kind in the order given,
         each group in document order (`position` puts what a rule found back in pre-order)."""
-        return [node for kind in kinds for p in self._placed for node in p.chunk.by_type.get(kind, ())]
+        found: list[ast.AST] = []
+        for kind in kinds:
+            if kind is ast.Module:
+                found.append(self._tree)  # `nodes` starts with the module, no chunk holds it
+            found.extend(node for p in self._placed for node in p.chunk.by_type.get(kind, ()))
+        return found
 
     def position(self, node: ast.AST) -> int:
         """The node's index in `nodes` (pre-order)."""
