@@ -35,6 +35,7 @@ __all__ = [
     "Boundary",
     "Flow",
     "FlowSource",
+    "Rejoin",
     "Step",
     "exclusive",
 ]
@@ -121,6 +122,38 @@ class Boundary(NamedTuple):
     mark: int  # the caller's mark (how many lookups its recording view had recorded)
 
 
+class Rejoin:
+    """An earlier walk of the document that a new walk may take the rest of (`Flow`'s `rejoin`).
+
+    The walk from a top-level statement on depends only on the walk's state there (steps and frames so far,
+    the functions entered, the exit statuses known), the statements from there on and the lookups it
+    makes; and on the module body as a whole only through the names the body exits with, which the
+    statuses then hold. So a new walk that reaches one of the earlier walk's statements in the same state,
+    with the same statements after it, can take the earlier walk's steps from there when `holds()` says
+    every lookup the earlier walk recorded still holds (it then records them in the new walk's view too and
+    gives the view's mark after them, the mark of every boundary taken; else None).
+    """
+
+    def __init__(self, flow: Flow, holds: Callable[[], int | None]) -> None:
+        self.flow = flow
+        self.holds = holds
+        self.starts: dict[int, int] = {}  # id(statement) -> its boundary in `flow`, where a walk may rejoin
+        boundaries = flow.boundaries
+        if not boundaries or boundaries[-1].stmt is not None:
+            return  # the earlier walk stopped early (an exit, too many steps): nothing to take
+        learned = _module_exits_known(boundaries[-1].statuses)
+        for at, boundary in enumerate(boundaries[:-1]):
+            # The earlier walk must not have worked out the module body's exit names after this point.
+            if learned and not _module_exits_known(boundary.statuses):
+                continue
+            assert boundary.stmt is not None
+            self.starts[id(boundary.stmt)] = at
+
+
+def _module_exits_known(statuses: StatusSnapshot) -> bool:
+    return statuses is not None and 0 in statuses[1]
+
+
 class Flow:
     """The ordered steps of one document (see module docstring).
 
@@ -135,6 +168,7 @@ class Flow:
         *,
         mark: Callable[[], int] = lambda: 0,
         resume: tuple[Flow, int] | None = None,
+        rejoin: Rejoin | None = None,
     ) -> None:
         self.ctx = ctx
         self.steps: list[Step] = []
@@ -149,19 +183,57 @@ class Flow:
         self._mark = mark
         body = list(ctx.flow_body())
         start = self._restore(*resume) if resume is not None else 0
+        self._rejoin = rejoin
         with contextlib.suppress(_Terminated):
             self._top_level(body, start)
+        self._rejoin = None  # the earlier walk is not kept alive by this one
 
     def _top_level(self, body: list[ast.stmt], start: int) -> None:
         """`_block` of the module body from statement `start`, with a `Boundary` before each statement and
         after the last one (when the walk gets there)."""
-        for stmt in body[start:]:
+        for index in range(start, len(body)):
+            stmt = body[index]
             if len(self.steps) >= MAX_STEPS:
+                return
+            if self._rejoin is not None and self._rejoined(body, index):
                 return
             self.boundaries.append(self._boundary(stmt))
             if self._stmt(stmt, _Flags()):
                 return
         self.boundaries.append(self._boundary(None))
+
+    def _rejoined(self, body: list[ast.stmt], index: int) -> bool:
+        """Take the rest of the walk from the earlier one (`Rejoin`) when it reached `body[index]` in the
+        state this walk is in now and walked the same statements from there, with lookups that still hold."""
+        rejoin = self._rejoin
+        assert rejoin is not None
+        at = rejoin.starts.get(id(body[index]))
+        if at is None:
+            return False
+        earlier = rejoin.flow
+        state = earlier.boundaries[at]
+        tail = earlier.boundaries[at:]
+        if (
+            state.steps != len(self.steps)
+            or state.frames != self._frames
+            or state.entered != len(self._entered)
+            or state.statuses != self._statuses.snapshot()
+            or earlier._entered[: state.entered] != self._entered
+            or [b.stmt for b in tail[:-1]] != body[index:]
+        ):
+            return False
+        mark = rejoin.holds()
+        if mark is None:
+            self._rejoin = None  # the earlier lookups do not hold: no later statement can rejoin either
+            return False
+        for func in earlier._entered[state.entered :]:
+            self.reached.add(func)
+            self._inlined[func] = self._inlined.get(func, 0) + 1
+        self._entered.extend(earlier._entered[state.entered :])
+        self.steps.extend(earlier.steps[state.steps :])
+        self._frames = earlier._frames
+        self.boundaries.extend(b._replace(mark=mark) for b in tail)
+        return True
 
     def _boundary(self, stmt: ast.stmt | None) -> Boundary:
         statuses = self._statuses.snapshot()

@@ -16,6 +16,7 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -24,7 +25,7 @@ from core.diagnostics import Range
 from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator.analysis.exit_status import StatusNames
-from core.rules.evaluator.analysis.flow import Flow, Step
+from core.rules.evaluator.analysis.flow import Flow, Rejoin, Step
 from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric.rendering import STDOUT_WRITERS, Rendered, render_output
@@ -104,7 +105,12 @@ def flow_of(ctx: EvaluatorContext) -> Flow:
         flow = cached[1].copy_for(ctx)
     else:
         view = DocumentView(ctx)
-        walked = Flow(view, mark=lambda: len(view.reads), resume=_resumable(ctx, view, cached))
+        walked = Flow(
+            view,
+            mark=lambda: len(view.reads),
+            resume=_resumable(ctx, view, cached),
+            rejoin=None if cached is None else Rejoin(cached[1], _holds(ctx, view, cached[0])),
+        )
         flow = walked.copy_for(ctx)
         with _FLOWS_LOCK:
             _FLOWS[key] = (view.reads, walked.copy_for(ctx))
@@ -138,6 +144,25 @@ def _resumable(
         view.reads.clear()
         return None
     return earlier, keep
+
+
+def _holds(
+    ctx: EvaluatorContext, view: DocumentView, reads: dict[Lookup, object]
+) -> Callable[[], int | None]:
+    """`Rejoin`'s check: whether every lookup the earlier walk recorded still holds (the module body aside:
+    its statements were compared by identity); when they do, they are recorded in `view` too. A lookup
+    the rest of the walk made may have been recorded first before the point it rejoins at, so all count."""
+
+    def holds() -> int | None:
+        others = {read: value for read, value in reads.items() if read != _FLOW_BODY}
+        if not ctx.reads_hold(others):
+            return None
+        recorded = view.reads
+        for read, value in others.items():
+            recorded.setdefault(read, value)  # the same answer, as it holds (the body is this walk's)
+        return len(recorded)
+
+    return holds
 
 
 _FLOW_BODY = Lookup("flow_body")
