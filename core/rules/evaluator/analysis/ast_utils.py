@@ -4,29 +4,96 @@ small questions about calls and constants."""
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
-__all__ = ["children", "has_star_kwargs", "int_constant", "keyword", "parse", "walk", "walk_no_nested"]
+__all__ = [
+    "CHECKED",
+    "MANY",
+    "ONE",
+    "PLANS",
+    "checked_children",
+    "children",
+    "has_star_kwargs",
+    "int_constant",
+    "keyword",
+    "parse",
+    "walk",
+    "walk_no_nested",
+]
 
 _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
+
+# How a child field is read (`FieldPlan`): one node or None, a list of nodes, or anything (checked item by item).
+ONE, MANY, CHECKED = 0, 1, 2
+FieldPlan = tuple[tuple[str, int], ...]
+
+_SCALAR_TYPES = frozenset({"identifier", "string", "constant", "int"})  # ASDL types that are not nodes
+# Node lists that hold None items: the keys of `{**d}`, the defaults of keyword-only parameters without one.
+_HOLDS_NONE = frozenset({("Dict", "keys"), ("arguments", "kw_defaults")})
+_ASDL_FIELD = re.compile(r"(\w+)([*?]?) (\w+)")
+
+
+def _plan_of(cls: type) -> FieldPlan:
+    """Which fields of a node type hold child nodes, read from the type's ASDL signature (its docstring,
+    `BinOp(expr left, operator op, expr right)`); a type without one has every field checked item by item."""
+    fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _SKIP_FIELDS)
+    signature = re.fullmatch(rf"{cls.__name__}\((.*)\)", (cls.__doc__ or "").split("\n", 1)[0])
+    types = (
+        {name: (kind, mark) for kind, mark, name in _ASDL_FIELD.findall(signature.group(1))}
+        if signature
+        else {}
+    )
+    if not set(fields) <= types.keys():
+        return tuple((f, CHECKED) for f in fields)
+    plan: list[tuple[str, int]] = []
+    for name in fields:
+        kind, mark = types[name]
+        if kind in _SCALAR_TYPES:
+            continue
+        if mark != "*":
+            plan.append((name, ONE))
+        else:
+            plan.append((name, CHECKED if (cls.__name__, name) in _HOLDS_NONE else MANY))
+    return tuple(plan)
+
+
+class _Plans(dict[type, FieldPlan]):
+    """Node type -> its `FieldPlan`, worked out on first sight of the type."""
+
+    def __missing__(self, cls: type) -> FieldPlan:
+        plan = self[cls] = _plan_of(cls)
+        return plan
+
+
+PLANS = _Plans()
+"""Node type -> the fields holding its children (`children`, and `Chunk._index`, which inlines it)."""
 
 
 def children(node: ast.AST) -> list[ast.AST]:
-    """Child nodes like `ast.iter_child_nodes`, minus contexts and operators, and faster (fields cached per type)."""
-    cls = type(node)
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+    """Child nodes like `ast.iter_child_nodes`, minus contexts and operators, and faster (fields planned per type)."""
     out: list[ast.AST] = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, ast.AST):
-            out.append(value)
-        elif isinstance(value, list):
-            out.extend(item for item in value if isinstance(item, ast.AST))
+    for name, how in PLANS[type(node)]:
+        value: Any = getattr(node, name, None)
+        if how == MANY:
+            out += value
+        elif how == ONE:
+            if value is not None:
+                out.append(value)
+        else:
+            out += checked_children(value)
     return out
+
+
+def checked_children(value: object) -> list[ast.AST]:
+    """The nodes in a field value of unknown shape: the node itself, or a list's node items."""
+    if isinstance(value, ast.AST):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, ast.AST)]
+    return []
 
 
 def parse(text: str) -> ast.Module | SyntaxError | ValueError:

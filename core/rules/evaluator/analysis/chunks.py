@@ -16,8 +16,8 @@ from typing import Any
 
 from core.diagnostics import byte_col_to_char
 from core.lines import split_lines
-from core.rules.evaluator.analysis.ast_utils import children
-from core.rules.evaluator.analysis.scopes import ScopeIndex
+from core.rules.evaluator.analysis.ast_utils import MANY, ONE, PLANS, checked_children
+from core.rules.evaluator.analysis.scopes import ScopeIndex, module_scope_names
 
 __all__ = ["MODULE_SCOPE_KINDS", "Chunk", "Placed"]
 
@@ -65,18 +65,32 @@ class Chunk:
         self.ids = self.kids  # id(node) -> children, for every node: doubles as the membership test
 
     def _index(self) -> None:
+        """One pre-order walk: each node's children (`ast_utils.children`, inlined: this loop runs for every
+        node of every new chunk), their parent link, and what the node's type adds (`_INDEXERS`)."""
         stack: list[ast.AST] = list(reversed(self.tree.body))
-        parents, kids, nodes = self.parents, self.kids, self.nodes
-        indexers = _INDEXERS
+        parents, kids = self.parents, self.kids
+        pop, push, visit = stack.pop, stack.extend, self.nodes.append
+        plans, indexers = PLANS, _INDEXERS
         while stack:
-            node = stack.pop()
-            nodes.append(node)
-            node_kids = children(node)
+            node = pop()
+            visit(node)
+            cls = type(node)
+            node_kids: list[ast.AST] = []
+            for name, how in plans[cls]:
+                value: Any = getattr(node, name, None)
+                if how == MANY:
+                    node_kids += value
+                elif how == ONE:
+                    if value is not None:
+                        node_kids.append(value)
+                else:
+                    node_kids += checked_children(value)
             kids[id(node)] = node_kids
-            for child in node_kids:
-                parents[child] = node
-            stack.extend(reversed(node_kids))
-            indexer = indexers.get(type(node))
+            if node_kids:
+                for child in node_kids:
+                    parents[child] = node
+                push(reversed(node_kids))
+            indexer = indexers.get(cls)
             if indexer is not None:
                 indexer(self, node)
         self.functions.extend(
@@ -219,11 +233,19 @@ class Chunk:
             ("strings", self.strings_by_value),
         ):
             pairs.update((kind, key) for key in keys)
-        index = self.scope_index
-        for names in (index.module_bindings, index.global_bindings):
-            for name in names:
-                pairs.update((kind, name) for kind in MODULE_SCOPE_KINDS)
+        for name in self.module_names:
+            pairs.update((kind, name) for kind in MODULE_SCOPE_KINDS)
         return frozenset(pairs)
+
+    @cached_property
+    def module_names(self) -> set[str]:
+        """The names the chunk binds at module scope, or in a function that declares them `global`: what
+        its `module_*` lookups (`MODULE_SCOPE_KINDS`) are about. Without a `global` statement the function
+        bodies bind none of them, so the (costly) full `scope_index` is not built for it."""
+        if "global" in self.text:
+            index = self.scope_index
+            return {*index.module_bindings, *index.global_bindings}
+        return module_scope_names(self)
 
     @cached_property
     def top_index(self) -> dict[int, int]:

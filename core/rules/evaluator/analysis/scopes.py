@@ -70,8 +70,9 @@ class Indexed(Protocol):
 class ScopeIndex:
     """Every scope of one chunk and the bindings in each, plus which scope each node is evaluated in."""
 
-    def __init__(self, chunk: Indexed) -> None:
+    def __init__(self, chunk: Indexed, module_only: bool = False) -> None:
         self.chunk = chunk
+        self._module_only = module_only  # leave function, lambda and class bodies out (`module_scope_names`)
         self.scopes: dict[int, Scope] = {MODULE: Scope(None, None)}
         self.scope_of: dict[int, int] = {}  # id(node) -> key of the scope it is evaluated in
         self.global_bindings: dict[str, list[Binding]] = {}  # bindings in functions declaring the name global
@@ -158,12 +159,16 @@ class ScopeIndex:
         if node.returns is not None:
             self._visit(node.returns, scope)
         self._bind(scope, node.name, "other", None, node, _end(node))
+        if self._module_only:
+            return
         inner = self._new_scope(node, scope)
         self._bind_parameters(node.args, inner, node)
         self._visit_all(node.body, inner)
 
     def _lambda(self, node: ast.Lambda, scope: int) -> None:
         self._visit_arguments(node.args, scope)
+        if self._module_only:
+            return
         inner = self._new_scope(node, scope)
         self._bind_parameters(node.args, inner, node)
         self._visit(node.body, inner)
@@ -173,6 +178,8 @@ class ScopeIndex:
         self._visit_all(node.bases, scope)
         self._visit_all([kw.value for kw in node.keywords], scope)
         self._bind(scope, node.name, "other", None, node, _end(node))
+        if self._module_only:
+            return
         inner = self._new_scope(node, scope, is_class=True)
         self._visit_all(node.body, inner)
 
@@ -353,6 +360,13 @@ _HANDLERS: dict[type[ast.AST], _Handler] = {
     ast.MatchMapping: ScopeIndex._match_capture,
 }
 """The node types that bind names or open scopes; every other node passes its scope on to its children."""
+
+
+def module_scope_names(chunk: Indexed) -> set[str]:
+    """The names a chunk binds at module scope (`ScopeIndex.module_bindings`), found without indexing the
+    bodies of its functions, lambdas and classes: most of a chunk's nodes, and none of them binds a module
+    name unless it declares the name `global` (the caller's business: `ScopeIndex.global_bindings`)."""
+    return set(ScopeIndex(chunk, module_only=True).module_bindings)
 
 
 def _slot(parents: dict[ast.AST, ast.AST], stmt: ast.AST) -> tuple[ast.AST, str, int] | None:
