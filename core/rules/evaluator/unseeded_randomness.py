@@ -391,27 +391,45 @@ def _seeded(family: str, call: ast.Call, order: dict[int, int], seeds: dict[str,
 
 
 def _fix(ctx: EvaluatorContext, call: ast.Call, family: str, kind: str) -> Fix | None:
+    """The fix, marked unsafe here (as the lint would mark it: `FIX_SAFETY`)."""
     if kind == "unseedable":
         return None
     if kind == "ctor":
-        return Fix(FIX_TITLE, (_seed_argument(ctx, call),))
+        return _unsafe((_seed_argument(ctx, call),))
     if kind == "keyword":
-        return Fix(FIX_TITLE, (_random_state(ctx, call),))
+        return _unsafe((_random_state(ctx, call),))
     line = ctx.import_insert_line(call)
+    # A global seed depends only on the family and the line it goes on: every unseeded call of the family
+    # above the same imports gets the same fix (an evaluator may have dozens of them on every lint).
+    memo = ctx.memo.setdefault("EV009 global seeds", {})
+    assert isinstance(memo, dict)
+    known = memo.get((family, line))
+    if known is None:
+        known = memo[(family, line)] = _unsafe(_global_seed(ctx, call, family, line))
+    assert isinstance(known, Fix)
+    return known
+
+
+def _unsafe(edits: tuple[TextEdit, ...]) -> Fix:
+    return Fix(FIX_TITLE, edits, applicability=FIX_SAFETY)
+
+
+def _global_seed(ctx: EvaluatorContext, call: ast.Call, family: str, line: int) -> tuple[TextEdit, ...]:
+    """The edits seeding `family`'s global RNG at zero-based `line` (after the imports above `call`)."""
     if family == "random":
         name, edits = ctx.ensure_import("random", call)
-        return Fix(FIX_TITLE, (*edits, ctx.insert_lines(line, f"{name}.seed(0)\n")))
+        return (*edits, ctx.insert_lines(line, f"{name}.seed(0)\n"))
     if family == "numpy":
         np_name = ctx.bound_to("numpy")
         if np_name is not None:
-            return Fix(FIX_TITLE, (ctx.insert_lines(line, f"{np_name}.random.seed(0)\n"),))
+            return (ctx.insert_lines(line, f"{np_name}.random.seed(0)\n"),)
         rnd = ctx.bound_to("numpy.random")
         if rnd is not None:
-            return Fix(FIX_TITLE, (ctx.insert_lines(line, f"{rnd}.seed(0)\n"),))
+            return (ctx.insert_lines(line, f"{rnd}.seed(0)\n"),)
         name, edits = ctx.ensure_import("numpy", call)
-        return Fix(FIX_TITLE, (*edits, ctx.insert_lines(line, f"{name}.random.seed(0)\n")))
+        return (*edits, ctx.insert_lines(line, f"{name}.random.seed(0)\n"))
     name, edits = ctx.ensure_import("torch", call)
-    return Fix(FIX_TITLE, (*edits, ctx.insert_lines(line, f"{name}.manual_seed(0)\n")))
+    return (*edits, ctx.insert_lines(line, f"{name}.manual_seed(0)\n"))
 
 
 def _seed_argument(ctx: EvaluatorContext, call: ast.Call) -> TextEdit:

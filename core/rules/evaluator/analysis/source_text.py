@@ -97,7 +97,12 @@ class SourceText:
         return Position(line + self.offsets[id(chunk)], character)
 
     def range_of(self, node: ast.AST) -> Range:
-        return Range(self.start_of(node), self.end_of(node))
+        chunk = self.chunk_of(node)  # once for both ends: every diagnostic asks
+        if chunk is None:
+            return Range(self.start_of(node), self.end_of(node))
+        offset = self.offsets[id(chunk)]
+        (line, character), (end_line, end_character) = chunk.start(node), chunk.end(node)
+        return Range(Position(line + offset, character), Position(end_line + offset, end_character))
 
     def first_line_range(self, node: ast.AST) -> Range:
         """The node's range cut at the end of its first line (a compound statement's header)."""
@@ -171,6 +176,8 @@ class SourceText:
             while (parent := self.parents.get(top)) is not None and parent is not self.tree:
                 top = parent
             return self.top_order.get(id(top), default)
+        if len(chunk.body) == 1:
+            return base  # the chunk's every node is under its one statement
         parents, current = chunk.parents, node
         while (parent := parents.get(current)) is not None:
             current = parent
@@ -235,6 +242,9 @@ class ChunkText(SourceText):
             raise ForeignNodeError(f"{type(node).__name__} is not in this chunk")
         line, character = self.chunk.end(node)
         return Position(line, character)
+
+    def range_of(self, node: ast.AST) -> Range:
+        return Range(self.start_of(node), self.end_of(node))
 
     def file_range(self) -> Range:
         raise ForeignNodeError("per-chunk rules cannot report on the whole file")
