@@ -9,9 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from core.rules.base import DocumentKind, LintContext
+from core.rules.evaluator.analysis import cutter
 from core.rules.evaluator.analysis.ast_utils import children
 from core.rules.evaluator.analysis.chunks import Chunk
+from core.rules.evaluator.analysis.cutter import OWNER
 from core.rules.evaluator.analysis.scopes import ScopeIndex
+from core.rules.evaluator.context import EvaluatorContext
 
 ROOT = Path(__file__).parents[3]
 _NOT_CHILDREN = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop, ast.type_ignore)
@@ -171,3 +175,48 @@ def test_module_names_of_a_function_without_global_do_not_build_its_scope_index(
     assert chunk.module_names == {"f"}
     assert "scope_index" not in chunk.__dict__  # the point of the fast path: the function body is not indexed
     assert {"total", "row", "rows"} <= {*chunk.scope_index.scopes[id(chunk.body[0])].bindings}
+
+
+def _context(text: str) -> EvaluatorContext:
+    placed = cutter.parse_document(text)
+    assert not isinstance(placed, SyntaxError | ValueError)
+    return EvaluatorContext.for_document(
+        "evaluate.py", text, DocumentKind.EVALUATOR, LintContext(), placed=placed
+    )
+
+
+DOCUMENT = "import os\n\n\ndef first():\n    return os.getcwd()\n\n\ndef second():\n    return os.sep\n"
+
+
+def test_a_chunks_nodes_enter_the_owner_table_when_a_document_first_asks_for_one() -> None:
+    cutter.clear_cache()
+    ctx = _context(DOCUMENT)
+    first, second = ctx.placed[1].chunk, ctx.placed[2].chunk
+    asked, other = first.body[0], second.body[0]
+    assert id(asked) not in OWNER and id(other) not in OWNER  # a new chunk costs no owner entries
+    assert ctx.chunk_of(asked) is first
+    assert OWNER[id(asked)] is first and all(OWNER[key] is first for key in first.ids)
+    assert id(other) not in OWNER
+    assert ctx.kids[id(other)] == children(other)  # the child links find the chunk the same way
+    assert OWNER[id(other)] is second
+    assert ctx.chunk_of(ast.Name("built", ast.Load())) is None
+
+
+def test_an_evicted_chunk_leaves_no_owner_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    cutter.clear_cache()
+    monkeypatch.setattr(cutter, "MAX_CHUNKS", 3)
+    old = _context(DOCUMENT)
+    for placed in old.placed:
+        assert old.chunk_of(placed.chunk.body[0]) is placed.chunk
+    new = _context(DOCUMENT.replace("os.sep", "os.linesep").replace("getcwd", "getcwdb"))
+    for placed in new.placed:
+        assert new.chunk_of(placed.chunk.body[-1]) is placed.chunk
+    cached = {id(chunk) for chunk in cutter._CHUNKS.values()}
+    evicted = [p.chunk for p in old.placed if id(p.chunk) not in cached]
+    assert len(cached) == 3 and len(evicted) >= 2
+    assert {id(chunk) for chunk in OWNER.values()} <= cached
+    asked = {id(p.chunk): p.chunk for ctx in (old, new) for p in ctx.placed if id(p.chunk) in cached}
+    assert len(OWNER) == sum(len(chunk.ids) for chunk in asked.values())
+    for chunk in evicted:  # still found by the document that holds it, never entered again
+        assert old.chunk_of(chunk.body[0]) is chunk and id(chunk.body[0]) not in OWNER
+    cutter.clear_cache()

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from core.rules.evaluator.analysis.ast_utils import parse
 from core.rules.evaluator.analysis.chunks import Chunk, Placed
 
-__all__ = ["OWNER", "cache_size", "clear_cache", "cut_points", "parse_document", "shift_error"]
+__all__ = ["OWNER", "cache_size", "claim", "clear_cache", "cut_points", "parse_document", "shift_error"]
 
 # A line that may start a new top-level statement (see module docstring). The first pattern is the fast one
 # for text without carriage returns: it starts with a literal, which `re` searches for quickly.
@@ -46,7 +46,12 @@ _CHUNKS: OrderedDict[tuple[str, int], Chunk] = OrderedDict()
 _CHARS = [0]
 _FAILED: OrderedDict[str, SyntaxError | ValueError] = OrderedDict()
 _WHOLE: OrderedDict[str, list[Placed] | SyntaxError | ValueError] = OrderedDict()
-OWNER: dict[int, Chunk] = {}  # id(node) -> the cached chunk holding it (nodes stay alive while cached)
+# id(node) -> the cached chunk holding it (nodes stay alive while cached), for the chunks `claim`ed: a
+# document asks which chunk holds a node of few chunks, and entering every node of every new chunk cost more
+# than the asking saves.
+OWNER: dict[int, Chunk] = {}
+_CACHED: set[int] = set()  # ids of the cached chunks (only they may enter OWNER: their nodes stay alive)
+_CLAIMED: set[int] = set()  # ids of the cached chunks whose nodes are in OWNER
 
 
 def clear_cache() -> None:
@@ -57,11 +62,22 @@ def clear_cache() -> None:
         _WHOLE.clear()
         _RECENT.clear()
         OWNER.clear()
+        _CACHED.clear()
+        _CLAIMED.clear()
         _CHARS[0] = 0
 
 
 def cache_size() -> int:
     return len(_CHUNKS)
+
+
+def claim(chunk: Chunk) -> None:
+    """Enter a cached chunk's nodes in OWNER: called when a document first looks for one of them."""
+    with _LOCK:
+        key = id(chunk)
+        if key in _CACHED and key not in _CLAIMED:
+            _CLAIMED.add(key)
+            OWNER.update(dict.fromkeys(chunk.ids, chunk))
 
 
 def _cached_chunk(text: str, occurrence: int) -> Chunk | SyntaxError | ValueError:
@@ -87,13 +103,16 @@ def _cached_chunk(text: str, occurrence: int) -> Chunk | SyntaxError | ValueErro
         chunk = Chunk(text, parsed)
         _CHUNKS[key] = chunk
         _CHARS[0] += len(text)
-        OWNER.update(dict.fromkeys(chunk.ids, chunk))
+        _CACHED.add(id(chunk))
         while len(_CHUNKS) > MAX_CHUNKS or (_CHARS[0] > MAX_CHARS and len(_CHUNKS) > 1):
             _, old = _CHUNKS.popitem(last=False)
             _CHARS[0] -= len(old.text)
-            for node_id in old.ids:
-                if OWNER.get(node_id) is old:
-                    del OWNER[node_id]
+            _CACHED.discard(id(old))
+            if id(old) in _CLAIMED:
+                _CLAIMED.discard(id(old))
+                for node_id in old.ids:
+                    if OWNER.get(node_id) is old:
+                        del OWNER[node_id]
         return chunk
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol, TypeVar, overload
 
 from core.rules.evaluator.analysis.chunks import Chunk, Placed
-from core.rules.evaluator.analysis.cutter import OWNER
+from core.rules.evaluator.analysis.cutter import OWNER, claim
 
 __all__ = ["DocumentLines", "Kids", "Merged", "Parents", "Placement"]
 
@@ -166,6 +166,7 @@ class Kids(Mapping[int, list[ast.AST]]):
         if chunk is None or id(chunk) not in self._ctx.offsets:
             for placed in self._ctx.placed:
                 if key in placed.chunk.ids:
+                    claim(placed.chunk)
                     return placed.chunk.kids.get(key, default)
             return default
         return chunk.kids.get(key, default)

@@ -18,7 +18,7 @@ from core.diagnostics import Position, Range, TextEdit, byte_col_to_char
 from core.errors import ForeignNodeError
 from core.lines import split_lines
 from core.rules.evaluator.analysis.chunks import Chunk, Placed
-from core.rules.evaluator.analysis.cutter import OWNER
+from core.rules.evaluator.analysis.cutter import OWNER, claim
 from core.rules.evaluator.analysis.document import DocumentLines, Kids, Parents
 from core.rules.evaluator.analysis.recorded import Lookup, Reader
 
@@ -55,6 +55,7 @@ class SourceText:
             return only if id(node) in only.ids else None
         for placed in self.placed:
             if id(node) in placed.chunk.ids:
+                claim(placed.chunk)  # the next question about its nodes is answered by OWNER
                 return placed.chunk
         return None
 
