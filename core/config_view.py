@@ -73,11 +73,21 @@ def has_config_file(workspace: Path) -> bool:
     pyproject = workspace / PYPROJECT_FILE
     if not pyproject.is_file():
         return False
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True
+    return pyproject_declares_config(text)
+
+
+def pyproject_declares_config(text: str) -> bool:
+    """Whether pyproject.toml text has a `tool.proctor` table to validate (or is not valid TOML, which the
+    validator reports); without one the workspace's config is `DEFAULTS`."""
     import tomllib
 
     try:
-        tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        tool = tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
         return True
     return isinstance(tool, dict) and "proctor" in tool
 

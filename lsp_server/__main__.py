@@ -52,13 +52,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level, handlers=[handler], force=True)
 
     if address is not None:
-        from lsp_server.server import server
+        with startup.importing():
+            from lsp_server.server import server
 
         server.start_tcp(*address)
     elif startup.own_pipe():
         _serve_pipe()
     else:
-        from lsp_server.server import server
+        with startup.importing():
+            from lsp_server.server import server
 
         server.start_io()
     return 0
@@ -67,10 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _serve_pipe() -> None:
     """Answer `initialize` while the server is still being imported (see `lsp_server.startup`)."""
     importer = threading.Thread(target=importlib.import_module, args=("lsp_server.server",), daemon=True)
-    importer.start()
-    buffered, first = startup.read_message()
-    answered = startup.answer_initialize(first)
-    importer.join()
+    with startup.importing():
+        importer.start()
+        buffered, first = startup.read_message()
+        answered = startup.answer_initialize(first)
+        importer.join()
     from lsp_server.server import server  # raises here what the thread's import raised
 
     server.start_io(buffered=buffered, answered=answered)

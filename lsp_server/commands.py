@@ -20,8 +20,6 @@ from lsprotocol import types
 from core.brief import Protocol, protocol_at
 from core.diagnostics import Range
 from core.errors import ProctorError
-from core.integrity.manifest import snapshot
-from core.rules.registry import get_rule
 from lsp_server import actions, convert
 from lsp_server.documents import Document, uri_to_path
 from lsp_server.engine import VerifyOutcome
@@ -157,6 +155,10 @@ def hover_markdown(
     character = convert.convert_column(line, position.character, encoding, to_client=False)
     code = actions.noqa_code_at(line, character)
     if code is not None:
+        # The whole rule table (with the guard's IN rules) loads on the first hover of a noqa code, not at
+        # start-up: the lint needs only its own rules.
+        from core.rules.registry import get_rule
+
         rule = get_rule(code[0])
         if rule is not None:
             header = f"**{rule.code}** `{rule.name}` ({rule.severity.value})\n\n"
@@ -216,6 +218,9 @@ def fingerprint(ls: Host, args: tuple[Any, ...]) -> dict[str, Any] | None:
     if root is None:
         _say(ls, types.MessageType.Warning, "Proctor: no workspace to fingerprint")
         return None
+    # The suite hasher loads when a fingerprint is asked for, not at start-up.
+    from core.integrity.manifest import snapshot
+
     suite = root.config.evaluation_dir
     try:
         snap = snapshot(root.path / suite)

@@ -19,7 +19,15 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from core.config import CONFIG_FILE, PYPROJECT_FILE, Config, evaluator_entry, validate_config_text
+from core.config_view import (
+    CONFIG_FILE,
+    DEFAULTS,
+    PYPROJECT_FILE,
+    ConfigDefaults,
+    ConfigView,
+    evaluator_entry,
+    pyproject_declares_config,
+)
 from core.diagnostics import Diagnostic, Range
 from core.lint import classify, is_selected, lint_document
 from core.rules.base import DocumentKind, LintContext
@@ -34,6 +42,7 @@ Token = tuple[object, ...]
 ROOT_MARKERS = (CONFIG_FILE, ".git", ".kapso")
 _PATH_MEMO_LIMIT = 4096  # paths whose root and relative path are kept
 _STALE_RESULT_CODE = "EV017"
+_MISSING: Token = ("missing",)
 
 
 class Overlay:
@@ -110,7 +119,8 @@ class Overlay:
 
 @dataclass
 class Root:
-    """One workspace (a git root, or the folder holding proctor.toml) and its last valid config."""
+    """One workspace (a git root, or the folder holding proctor.toml) and its last valid config: a validated
+    `core.config.Config`, or `DEFAULTS` while the workspace has no config file (no pydantic to import)."""
 
     path: Path
     # The files every lint checks for changes (built once: joining paths costs more than the stat).
@@ -121,7 +131,7 @@ class Root:
     _kinds: dict[tuple[int, str], DocumentKind | None] = field(
         default_factory=dict, repr=False, compare=False
     )
-    config: Config = field(default_factory=Config)
+    config: ConfigView = DEFAULTS
     config_token: Token | None = None
     generation: int = 0
     integrity_generation: int = 0
@@ -175,6 +185,18 @@ class LintResult:
     result_id: str
     root: Path | None
     relpath: str | None
+
+
+def same_config(a: ConfigView, b: ConfigView) -> bool:
+    """Equal as configs: `DEFAULTS` stands for `Config()` (what a workspace without a config file had)."""
+    if isinstance(a, ConfigDefaults) and isinstance(b, ConfigDefaults):
+        return a == b
+    # One of them is a validated `Config`: core.config is loaded already.
+    from core.config import Config
+
+    return (Config() if isinstance(a, ConfigDefaults) else a) == (
+        Config() if isinstance(b, ConfigDefaults) else b
+    )
 
 
 def sha(text: str) -> str:
@@ -233,18 +255,21 @@ class Engine:
         if token == root.config_token:
             return False
         root.config_token = token
-        config = Config()
+        config: ConfigView = DEFAULTS
         for path, pyproject in ((config_file, False), (pyproject_file, True)):
             text = self.overlay.read(path)
-            if text is None:
+            if text is None or (pyproject and not pyproject_declares_config(text)):
                 continue
+            # pydantic and the config models (a fifth of the server's imports) load only for a config file.
+            from core.config import validate_config_text
+
             parsed, problems = validate_config_text(text, path, pyproject=pyproject)
             if problems or parsed is None:
                 # Keep the last valid config while the file is being edited; CF001 shows the problem.
                 return False
             config = parsed
             break
-        if config != root.config:
+        if not same_config(config, root.config):
             root.config = config
             root.generation += 1
             root.tree_stale = True
@@ -304,29 +329,41 @@ class Engine:
         if token == root.baseline_token and not force and not root.tree_stale:
             return False
         before = (root.baseline, root.tree_findings)
+        if root.baseline is None and token[0] == _MISSING:
+            # Not registered: nothing to flag, and the baseline search is never loaded (`lsp_server.baseline`).
+            root.baseline_token, root.tree_findings = token, []
+        else:
+            self._refresh_baseline(root, token, force=force)
+        root.tree_stale = False
+        if (root.baseline, root.tree_findings) != before:
+            root.integrity_generation += 1
+            return True
+        return False
+
+    def _refresh_baseline(self, root: Root, token: Token, *, force: bool) -> None:
+        """`root.baseline` for the registry head (found again only for a new head or suite), and the
+        findings for the whole suite tree."""
+        # The registry reader, the suite hasher and hardened git: loaded once a workspace has a registry.
+        from lsp_server import baseline
+
         if token != root.baseline_token or force:
             root.baseline_token = token
-            head = integrity.read_head(root.path)
+            head = baseline.read_head(root.path)
             suite = root.config.evaluation_dir.strip("/")
             known = root.baseline
             if head is None:
                 root.baseline = None
             elif known is None or known.head != head or known.suite != suite or known.manifest is None:
                 # Only a new head (or suite) needs a new baseline: the suite on disk may be edited by now.
-                root.baseline = integrity.find_baseline(root.path, suite, head)
+                root.baseline = baseline.find_baseline(root.path, suite, head)
         open_paths = [
             rel
             for doc in self.docs.all()
             if doc.path is not None and (rel := self.relpath(root, doc.path)) is not None
         ]
         root.tree_findings = (
-            [] if root.baseline is None else integrity.tree_findings(root.path, root.baseline, open_paths)
+            [] if root.baseline is None else baseline.tree_findings(root.path, root.baseline, open_paths)
         )
-        root.tree_stale = False
-        if (root.baseline, root.tree_findings) != before:
-            root.integrity_generation += 1
-            return True
-        return False
 
     def tree_target(self, root: Root, affected: str) -> str:
         """Where IN002/IN005 for `affected` are shown: the open suite document nearest to it, else the

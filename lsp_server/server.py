@@ -22,10 +22,10 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 import core
-from core.config import CONFIG_FILE, PYPROJECT_FILE
+from core.config_view import CONFIG_FILE, PYPROJECT_FILE
 from core.lint import classify
 from core.rules.base import DocumentKind
-from lsp_server import commands, convert, integrity, startup, transport, warmup
+from lsp_server import convert, integrity, startup, transport, warmup
 from lsp_server.client_features import ClientFeatures
 from lsp_server.documents import Document, DocumentStore, uri_to_path
 from lsp_server.engine import Engine, LintResult, Root
@@ -441,6 +441,10 @@ def code_action(ls: ProctorServer, params: types.CodeActionParams) -> list[types
     only = params.context.only
     wanted_quickfix = not only or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only)
     wanted_fix_all = not only or any(FIX_ALL_KIND.startswith(k) for k in only)
+    # The code actions, hover and commands (with the fix engine) load on the first such request, not before
+    # the first diagnostics: an editor opening a file waits for every import the server makes at start-up.
+    from lsp_server import commands
+
     selection = convert.from_lsp_range(params.range, doc.lines, ls.engine.client.encoding)
     found: list[types.CodeAction] = []
     if wanted_quickfix:
@@ -461,6 +465,8 @@ def hover(ls: ProctorServer, params: types.HoverParams) -> types.Hover | None:
     root = ls.engine.root_for(doc.path)
     relpath = ls.engine.relpath(root, doc.path)
     kind = classify(relpath, root.config) if relpath else None
+    from lsp_server import commands  # at the first request (see `code_action`)
+
     found = commands.hover_markdown(
         doc, params.position, ls.engine.client.encoding, kind is DocumentKind.BRIEF
     )
@@ -476,12 +482,16 @@ def hover(ls: ProctorServer, params: types.HoverParams) -> types.Hover | None:
 @server.command(CMD_VERIFY)
 @never_raises(default=None)
 async def verify(ls: ProctorServer, *args: Any) -> dict[str, Any] | None:
+    from lsp_server import commands  # at the first request (see `code_action`)
+
     return await commands.run_verify(ls, args)
 
 
 @server.command(CMD_FINGERPRINT)
 @never_raises(default=None)
 def fingerprint(ls: ProctorServer, *args: Any) -> dict[str, Any] | None:
+    from lsp_server import commands  # at the first request (see `code_action`)
+
     return commands.fingerprint(ls, args)
 
 

@@ -8,14 +8,19 @@ one place), and only the position encoding depends on the client, chosen as pygl
 client features, settings) and drops its own, identical reply (`protocol.ProctorProtocol`; a test holds the two
 equal for every client profile).
 
-This module imports only the standard library's `json`, `os` and `stat`.
+`importing` keeps the garbage collector out of the import itself.
+
+This module imports only the standard library's `contextlib`, `gc`, `json`, `os` and `stat`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import stat
+from collections.abc import Iterator
 from typing import Any
 
 import core
@@ -37,6 +42,25 @@ CAPABILITIES: dict[str, Any] = {
     },
     "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
 }
+
+
+@contextlib.contextmanager
+def importing() -> Iterator[None]:
+    """No garbage collection while the server is imported, and none of what it imported walked again.
+
+    The import makes about 55,000 objects that live as long as the server (lsprotocol's types, the rules'
+    tables) and hardly any garbage; collecting while they are made took about 8 % of the import's CPU (some
+    130 collections, one of them full). Frozen afterwards (`gc.freeze`), they are left out of every later
+    collection, the idle full ones included (`lsp_server.idle_gc`).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def own_pipe(stdin_fd: int = 0, stdout_fd: int = 1) -> bool:

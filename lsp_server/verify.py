@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.config import Config, evaluator_entry
+from core.config import Config
+from core.config_view import ConfigView, evaluator_entry
 from core.diagnostics import Diagnostic, Range, Severity
 from core.errors import ProctorError
 from core.rules.evaluator.metric import printed_metric
@@ -22,19 +23,20 @@ _SEVERITY = {"fail": Severity.ERROR, "warn": Severity.WARNING}
 
 
 def run(
-    workspace: Path, config: Config, report: Callable[[str, int | None], None]
+    workspace: Path, config: ConfigView, report: Callable[[str, int | None], None]
 ) -> tuple[dict[str, Any], VerifyOutcome | None]:
-    """Run verify on the workspace as saved; the JSON report and the evaluator's findings."""
+    """Run verify on the workspace as saved; the JSON report and the evaluator's findings. `config` is the
+    workspace's (`DEFAULTS` without a config file: verify reads every key, so it gets `Config()` then)."""
     report(f"running `{config.command}`", 10)
     try:
-        result = verify_workspace(workspace, config)
+        result = verify_workspace(workspace, config if isinstance(config, Config) else Config())
     except ProctorError as exc:
         return {"schema": 1, "verdict": "error", "error": str(exc)}, None
     report("done", 100)
     return result.to_json(), outcome_of(workspace, config, result)
 
 
-def outcome_of(workspace: Path, config: Config, result: VerifyReport) -> VerifyOutcome | None:
+def outcome_of(workspace: Path, config: ConfigView, result: VerifyReport) -> VerifyOutcome | None:
     entry = evaluator_entry(config)
     if entry is None:
         return None

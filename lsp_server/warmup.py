@@ -12,13 +12,14 @@ and rules.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 
-from core.config import Config
+from core.config_view import DEFAULTS
 from core.lint import lint_document
 from core.rules.base import DocumentKind, LintContext
 from lsp_server import convert
@@ -102,7 +103,7 @@ def warm_up(
     """Lint `SAMPLE` (with `SAMPLE_BRIEF` as its brief) and the brief, serialize the evaluator's diagnostics as a
     push and as a pull answer, and read each of `MESSAGES` with `structure` (see module docstring)."""
     try:
-        config = Config(brief=_BRIEF)
+        config = dataclasses.replace(DEFAULTS, brief=_BRIEF)
         read = {_BRIEF: SAMPLE_BRIEF}.get
         context = LintContext(config=config, read_file=read)
         found = lint_document(_RELPATH, SAMPLE, DocumentKind.EVALUATOR, context)
