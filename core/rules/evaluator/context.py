@@ -87,6 +87,7 @@ class EvaluatorContext:
         self.top_aliases: Mapping[str, str] = tables.top_aliases
         self.name_loads: Mapping[str, Sequence[ast.Name]] = tables.name_loads
         self.attribute_loads: Mapping[str, Sequence[ast.Attribute]] = tables.attribute_loads
+        self._call_names: list[str | None] | None = None
 
     @classmethod
     def for_document(
@@ -164,13 +165,16 @@ class EvaluatorContext:
         """The node's index in `nodes` (pre-order)."""
         return self.chunk_nodes.position(node)
 
-    @cached_property
+    @property
     def call_names(self) -> list[str | None]:
         """`call_name` of each of `calls`, in the same order: resolved once per context and shared by the
         rules and facts that look at every call (a chunk pass resolves every call's name anyway, for the
         calls by name, so it records the same lookups)."""
-        qualname = self.names.qualname
-        return [qualname(call.func) for call in self.chunk_nodes.calls]
+        names = self._call_names
+        if names is None:
+            qualname = self.names.qualname
+            names = self._call_names = [qualname(call.func) for call in self.chunk_nodes.calls]
+        return names
 
     # -- whole-file facts ----------------------------------------------------------------------------------
 

@@ -89,6 +89,8 @@ def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
         if through is not None:
             yield ctx.diagnostic(rule, call, f"{through}: the evaluator should not use the network")
             continue
+        if not call.args and not call.keywords:
+            continue  # nothing to read a URL from
         func = call.func
         local = (
             func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""

@@ -55,33 +55,35 @@ _SHRINKS = "so a submission that omits hard items scores higher"
 
 def check(ctx: EvaluatorContext) -> Iterator[Diagnostic]:
     rule = sys.modules[__name__]
-    found = [(node, message) for node, message in _findings(ctx) if message is not None]
+    found = _findings(ctx)
     if len(found) > 1:
         found.sort(key=lambda pair: ctx.position(pair[0]))  # the kinds were judged one after another
     for node, message in found:
         yield ctx.diagnostic(rule, ctx.first_line_range(node), f"{message}, {_SHRINKS}")
 
 
-def _findings(ctx: EvaluatorContext) -> Iterator[tuple[ast.AST, str | None]]:
-    """Each node of a kind this rule judges, with what is wrong with it (None: nothing)."""
+def _findings(ctx: EvaluatorContext) -> list[tuple[ast.AST, str]]:
+    """Each node of a kind this rule judges that skips missing predictions, with what it does."""
+    judged: list[tuple[ast.AST, str | None]] = []
     for node in ctx.nodes_of(ast.If):
         assert isinstance(node, ast.If)
-        yield node, _skip_if(ctx, node)
+        judged.append((node, _skip_if(ctx, node)))
     for handler in ctx.handlers:
-        yield handler, _skip_handler(ctx, handler)
+        judged.append((handler, _skip_handler(ctx, handler)))
     for loop in ctx.nodes_of(ast.For, ast.AsyncFor):
         assert isinstance(loop, ast.For | ast.AsyncFor)
-        yield loop, _loop_over_submission(ctx, loop)
+        judged.append((loop, _loop_over_submission(ctx, loop)))
     for comprehension in ctx.nodes_of(ast.ListComp, ast.DictComp):
         assert isinstance(comprehension, ast.ListComp | ast.DictComp)
         if not _aggregated(ctx, comprehension):
-            yield comprehension, _comprehension(ctx, comprehension)
+            judged.append((comprehension, _comprehension(ctx, comprehension)))
     for binop in ctx.nodes_of(ast.BinOp):
         assert isinstance(binop, ast.BinOp)
         if isinstance(binop.op, ast.BitAnd):
-            yield binop, _intersection(ctx, binop.left, binop.right)
+            judged.append((binop, _intersection(ctx, binop.left, binop.right)))
     for call in ctx.method_calls("intersection", "merge"):
-        yield call, _call(ctx, call)
+        judged.append((call, _call(ctx, call)))
+    return [(node, message) for node, message in judged if message is not None]
 
 
 # -- `if <missing>: continue` and `except KeyError: continue` --------------------------------------------------
@@ -222,13 +224,12 @@ def _keeps_submitted(ctx: EvaluatorContext, condition: ast.expr) -> bool:
 
 def _comprehension(ctx: EvaluatorContext, node: ast.ListComp | ast.DictComp) -> str | None:
     for generator in node.generators:
-        keys = _target_names(generator.target)
         for condition in generator.ifs:
             if _keeps_submitted(ctx, condition):
                 return "only the items that have a prediction are kept"
         if is_prediction_name(name_of(ctx, generator.iter)):
             elements: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-            if _looks_up_labels(ctx, elements, keys):
+            if _looks_up_labels(ctx, elements, _target_names(generator.target)):
                 return "the labels are looked up for the submission's items only, not every labelled item"
     return None
 

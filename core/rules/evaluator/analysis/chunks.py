@@ -61,6 +61,9 @@ class Chunk:
         self.fast_parameter = False  # a function with a `fast` parameter (typer/fire options)
         self.results: dict[object, object] = {}  # per-chunk rule results, keyed by lint settings
         self.post_order_calls: dict[int, list[ast.Call]] = {}  # id(expr) -> its calls, arguments first (flow)
+        # The nodes by type, each list in pre-order, filled on first use (`tables.nodes_by_type`, by the
+        # per-chunk pass: a rule looks only at the types it judges instead of testing every node).
+        self.by_type: dict[type[ast.AST], list[ast.AST]] | None = None
         self._index()
         self.ids = self.kids  # id(node) -> children, for every node: doubles as the membership test
 
@@ -166,20 +169,6 @@ class Chunk:
     def scope_index(self) -> ScopeIndex:
         """Every binding of the chunk, scope by scope (built on first use: many chunks never need it)."""
         return ScopeIndex(self)
-
-    @cached_property
-    def by_type(self) -> dict[type[ast.AST], list[ast.AST]]:
-        """The chunk's nodes by type, each list in pre-order: a per-chunk rule looks only at the types it
-        judges instead of testing every node (built on first use, by the per-chunk pass)."""
-        found: dict[type[ast.AST], list[ast.AST]] = {}
-        for node in self.nodes:
-            kind = type(node)
-            same = found.get(kind)
-            if same is None:
-                found[kind] = [node]
-            else:
-                same.append(node)
-        return found
 
     @cached_property
     def function_map(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:

@@ -27,6 +27,7 @@ __all__ = [
     "WholeFile",
     "WholeFileTables",
     "clear_tables",
+    "nodes_by_type",
     "tables_after",
 ]
 
@@ -274,7 +275,7 @@ class DocumentNodes:
         for kind in kinds:
             if kind is ast.Module:
                 found.append(self._tree)  # `nodes` starts with the module, no chunk holds it
-            found.extend(node for p in self._placed for node in p.chunk.by_type.get(kind, ()))
+            found.extend(node for p in self._placed for node in nodes_by_type(p.chunk).get(kind, ()))
         return found
 
     def position(self, node: ast.AST) -> int:
@@ -311,6 +312,8 @@ class ChunkNodes:
         each group in pre-order (`position` puts what a rule found back in pre-order). For one kind this is
         the chunk's own list: read it, never change it."""
         by_type = self._chunk.by_type
+        if by_type is None:
+            by_type = nodes_by_type(self._chunk)
         if len(kinds) == 1:
             return by_type.get(kinds[0], [])
         return [node for kind in kinds for node in by_type.get(kind, ())]
@@ -433,6 +436,22 @@ class _Edit:
         if before == after:
             return merged
         return set().union(*(part(c) for c in self.chunks))
+
+
+def nodes_by_type(chunk: Chunk) -> dict[type[ast.AST], list[ast.AST]]:
+    """The chunk's nodes by type, each list in pre-order (`Chunk.by_type`, built on first use)."""
+    found = chunk.by_type
+    if found is None:
+        found = {}
+        for node in chunk.nodes:
+            kind = type(node)
+            same = found.get(kind)
+            if same is None:
+                found[kind] = [node]
+            else:
+                same.append(node)
+        chunk.by_type = found
+    return found
 
 
 def _method_calls(chunk: Chunk, attrs: tuple[str, ...]) -> list[ast.Call]:
