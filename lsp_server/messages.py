@@ -1,8 +1,9 @@
-"""Reading a client message: `textDocument/didChange`, sent on every keystroke, without cattrs.
+"""Reading a client message: `textDocument/didChange`, sent on every keystroke, and the pull that follows it
+(`textDocument/diagnostic`), without cattrs.
 
 pygls decodes each body with `json.loads(body, object_hook=protocol.structure_message)`: a Python call per
 JSON object and cattrs' generated structuring, about a fifth of a millisecond per keystroke on these machines.
-A didChange has one fixed shape, so `read_body` decodes the body plainly and builds the lsprotocol objects
+Both messages have one fixed shape, so `read_body` decodes the body plainly and builds the lsprotocol objects
 itself when the message has exactly that shape: the expected keys, each value of exactly the JSON type cattrs
 expects (an int, not a bool or a float or a numeric string it would coerce), and the same validators run
 (they are the classes' own constructors). Anything else (another method, an extra or missing key, a value
@@ -18,9 +19,12 @@ from typing import Any
 
 from lsprotocol import types
 
-__all__ = ["read_body", "structure_did_change"]
+__all__ = ["read_body", "structure_diagnostic_request", "structure_did_change"]
 
 _MESSAGE_KEYS = frozenset(("jsonrpc", "method", "params"))
+_REQUEST_KEYS = frozenset(("jsonrpc", "id", "method", "params"))
+_PULL_OPTIONAL_KEYS = frozenset(("identifier", "previousResultId"))
+_URI_KEYS = frozenset(("uri",))
 _PARAMS_KEYS = frozenset(("textDocument", "contentChanges"))
 _IDENTIFIER_KEYS = frozenset(("uri", "version"))
 _RANGE_KEYS = frozenset(("start", "end"))
@@ -37,10 +41,17 @@ class _NotThatShape(Exception):
 def read_body(body: bytes, structure_message: Callable[[dict[str, Any]], Any]) -> Any:
     """The message in `body`, equal to pygls' `json.loads(body, object_hook=structure_message)` (which
     reads it whenever it is not a plain didChange, so its errors are pygls' too)."""
+    message: Any = None
     try:
-        message = structure_did_change(json.loads(body))
+        data = json.loads(body)
     except (ValueError, RecursionError):  # not JSON (or too deep): pygls raises the same error
-        message = None
+        data = None
+    if type(data) is dict:
+        method = data.get("method")
+        if method == types.TEXT_DOCUMENT_DID_CHANGE:
+            message = structure_did_change(data)
+        elif method == types.TEXT_DOCUMENT_DIAGNOSTIC:
+            message = structure_diagnostic_request(data)
     if message is None:
         return json.loads(body, object_hook=structure_message)
     return message
@@ -66,6 +77,38 @@ def structure_did_change(data: Any) -> types.DidChangeTextDocumentNotification |
         return None
     return types.DidChangeTextDocumentNotification(
         params=types.DidChangeTextDocumentParams(text_document=text_document, content_changes=structured),
+        jsonrpc=jsonrpc,
+    )
+
+
+def structure_diagnostic_request(data: Any) -> types.DocumentDiagnosticRequest | None:
+    """`data` (decoded JSON) as cattrs structures a pull request, or None when it is anything else or
+    anything cattrs would coerce or reject (see module docstring)."""
+    if type(data) is not dict or data.keys() != _REQUEST_KEYS:
+        return None
+    msg_id, jsonrpc, params = data["id"], data["jsonrpc"], data["params"]
+    if data["method"] != types.TEXT_DOCUMENT_DIAGNOSTIC or type(jsonrpc) is not str:
+        return None
+    if type(msg_id) not in (int, str) or type(params) is not dict:
+        return None
+    keys = params.keys()
+    identifier, previous = params.get("identifier"), params.get("previousResultId")
+    if "textDocument" not in keys or not keys - {"textDocument"} <= _PULL_OPTIONAL_KEYS:
+        return None
+    if ("identifier" in keys and type(identifier) is not str) or (
+        "previousResultId" in keys and type(previous) is not str
+    ):
+        return None
+    document = params["textDocument"]
+    if type(document) is not dict or document.keys() != _URI_KEYS or type(document["uri"]) is not str:
+        return None
+    return types.DocumentDiagnosticRequest(
+        id=msg_id,
+        params=types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=document["uri"]),
+            identifier=identifier,
+            previous_result_id=previous,
+        ),
         jsonrpc=jsonrpc,
     )
 

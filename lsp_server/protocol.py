@@ -16,7 +16,12 @@ from typing import Any, Protocol, cast
 import attrs
 from lsprotocol import types
 from pygls.constants import ATTR_EXECUTE_IN_THREAD
-from pygls.exceptions import FeatureNotificationError, JsonRpcInternalError
+from pygls.exceptions import (
+    FeatureNotificationError,
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+)
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -61,6 +66,10 @@ class DiagnosticJson:
             self._texts.clear()
         self._texts[id(item)] = (item, text)
         return text
+
+
+# Messages `ProctorProtocol.handle_message` dispatches itself (the ones sent while a person types).
+_DIRECT = frozenset((types.DidChangeTextDocumentNotification, types.DocumentDiagnosticRequest))
 
 
 @functools.lru_cache(maxsize=16)
@@ -157,20 +166,44 @@ class ProctorProtocol(LanguageServerProtocol):
             self._server._report_server_error(error, JsonRpcInternalError)
 
     def handle_message(self, msg: Any) -> None:
-        """pygls' dispatch; a didChange notification (every keystroke) is handled as pygls would, directly
-        (`_did_change_now`): in its own context, unless the version is wrong or the server shut down (pygls
-        then logs and drops it)."""
+        """pygls' dispatch; a didChange notification (every keystroke) and a pull request are handled as
+        pygls would, directly (`_did_change_now`, `_request_now`), in their own context, unless the version is
+        wrong or the server shut down (pygls then logs and drops them) or the handler is not plain."""
         self.host.idle_gc.poke()
-        if (
-            type(msg) is types.DidChangeTextDocumentNotification
-            and msg.jsonrpc == self.VERSION
-            and not self._shutdown
-            and _plain(self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE))
-        ):
-            log.debug("Notification %r received", msg.method)
-            contextvars.copy_context().run(self._did_change_now, msg.params)
-            return
+        kind = type(msg)
+        if kind in _DIRECT and msg.jsonrpc == self.VERSION and not self._shutdown:
+            handler = self.fm.features.get(msg.method)
+            if _plain(handler):
+                if kind is types.DidChangeTextDocumentNotification:
+                    log.debug("Notification %r received", msg.method)
+                    contextvars.copy_context().run(self._did_change_now, msg.params)
+                    return
+                if handler is not None and msg.method not in self.fm.builtin_features:  # else pygls' way
+                    log.debug("Request %r received", msg.method)
+                    contextvars.copy_context().run(self._request_now, msg.id, handler, msg.params)
+                    return
         super().handle_message(msg)
+
+    def _request_now(self, msg_id: Any, handler: Callable[[Any], Any], params: Any) -> None:
+        """pygls' `_handle_request`, `_execute_handler` and `_send_handler_result` for a plain handler,
+        without the Future between them: the answer sent, or the handler's exception as an error answer
+        (and reported) the way pygls sends it."""
+        self._ctx_msg_id.set(msg_id)
+        try:
+            try:
+                result = handler(params)
+            finally:
+                self._request_futures.pop(msg_id, None)
+            self._send_response(msg_id, result=result)
+        except JsonRpcException as exc:
+            log.exception('Exception occurred for message "%s"', msg_id)
+            self._send_response(msg_id, error=exc.to_response_error())
+            self._server._report_server_error(exc, FeatureRequestError)
+        except Exception:
+            error = JsonRpcInternalError.of(sys.exc_info())  # type: ignore[no-untyped-call]
+            log.exception('Exception occurred for message "%s"', msg_id)
+            self._send_response(msg_id, error=error.to_response_error())
+            self._server._report_server_error(error, FeatureRequestError)
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
         """Drop the reply to an `initialize` that `startup` answered already (from the same capabilities)."""

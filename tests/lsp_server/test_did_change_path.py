@@ -1,6 +1,7 @@
-"""didChange's fast path (`lsp_server.messages`, `ProctorProtocol.handle_message`) behaves as pygls' own path:
-the same message objects read from the same bytes (or the same error), and over stdio the same results for
-incremental, whole and coerced changes, malformed ones, a wrong JSON-RPC version and changes after shutdown."""
+"""The fast path of didChange and of a pull (`lsp_server.messages`, `ProctorProtocol.handle_message`) behaves as
+pygls' own path: the same message objects read from the same bytes (or the same error), and over stdio the same
+results for incremental, whole and coerced changes, malformed ones, a wrong JSON-RPC version, pulls (full,
+unchanged, unknown document, string ids) and messages after shutdown."""
 
 from __future__ import annotations
 
@@ -42,6 +43,15 @@ def did_change(uri: str, version: Any, *changes: dict[str, Any], jsonrpc: Any = 
     }
 
 
+def pull(msg_id: Any, uri: Any, **params: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": msg_id,
+        "method": "textDocument/diagnostic",
+        "params": {"textDocument": {"uri": uri}, **params},
+    }
+
+
 def insert(line: Any, text: str) -> dict[str, Any]:
     return {"range": {"start": position(line, 0), "end": position(line, 0)}, "text": text}
 
@@ -74,7 +84,19 @@ SAME_AS_PYGLS: list[Any] = [
     did_change(None, 3, {"text": "x"}),
     {"jsonrpc": "2.0", "method": "textDocument/didChange"},
     {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": []},
-    # not a didChange notification at all
+    # pulls
+    pull(5, _URI),
+    pull("abc", _URI, previousResultId="0123", identifier="proctor"),
+    pull(True, _URI),
+    pull(5.0, _URI),
+    pull(None, _URI),
+    pull(5, _URI, previousResultId=None),
+    pull(5, _URI, previousResultId=7),
+    pull(5, _URI, workDoneToken="t"),
+    pull(5, 12),
+    {**pull(5, _URI), "extra": 1},
+    {"jsonrpc": "2.0", "id": 5, "method": "textDocument/diagnostic", "params": {}},
+    # not a didChange notification or a pull at all
     {**did_change(_URI, 3, {"text": "x"}), "id": 7},
     {"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {"textDocument": {"uri": _URI}}},
     [1, 2],
@@ -108,6 +130,8 @@ def test_the_plain_shape_is_read_without_pygls() -> None:
     read = messages.structure_did_change(data)
     assert read is not None
     assert read == server.protocol.structure_message(json.loads(json.dumps(data)))
+    request = pull("x", _URI, previousResultId="01")
+    assert messages.structure_diagnostic_request(request) == server.protocol.structure_message(request)
 
 
 # -- over stdio ----------------------------------------------------------------------------------------------------
@@ -116,7 +140,7 @@ def test_the_plain_shape_is_read_without_pygls() -> None:
 class Wire:
     """A real server on a pipe, every message it sends collected by a reader thread."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, capabilities: dict[str, Any] | None = None) -> None:
         self.proc = subprocess.Popen(
             SERVER, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
@@ -128,7 +152,7 @@ class Wire:
                 "jsonrpc": "2.0",
                 "id": 1,
                 "method": "initialize",
-                "params": {"capabilities": {}, "rootUri": root.as_uri(), "processId": None},
+                "params": {"capabilities": capabilities or {}, "rootUri": root.as_uri(), "processId": None},
             }
         )
         self.wait(lambda m: m.get("id") == 1)
@@ -255,3 +279,26 @@ def test_a_change_after_shutdown_is_dropped(wire: Wire) -> None:
     log = wire.proc.stderr.read().decode()
     assert log.count("Server shutting down. No more requests!") == 2  # the change and the request
     assert wire.received.empty() or all(m.get("id") != 51 for m in list(wire.received.queue))
+
+
+def test_pulls_are_answered_as_pygls_answers_them(tmp_path: Path) -> None:
+    root = write_workspace(tmp_path / "ws")
+    path = root / "kapso_evaluation" / "evaluate.py"
+    wire = Wire(root, {"textDocument": {"diagnostic": {"dynamicRegistration": False}}})
+    uri = path.as_uri()
+    item = {"uri": uri, "languageId": "python", "version": 1, "text": TEXT}
+    wire.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}})
+    wire.send(did_change(uri, 2, insert(3, MARKER + "\n")))
+    wire.send(pull(10, uri))
+    full = wire.wait(lambda m: m.get("id") == 10)
+    assert set(full) == {"jsonrpc", "id", "result"} and full["result"]["kind"] == "full"
+    assert marker_lines(full["result"]["items"]) == [3]
+    result_id = full["result"]["resultId"]
+    wire.send(pull("eleven", uri, previousResultId=result_id, identifier="proctor"))
+    same = wire.wait(lambda m: m.get("id") == "eleven")
+    assert same == {"jsonrpc": "2.0", "id": "eleven", "result": {"kind": "unchanged", "resultId": result_id}}
+    wire.send(pull(12, "file:///never/opened.py"))
+    assert wire.wait(lambda m: m.get("id") == 12)["result"] == {"kind": "full", "items": []}
+    wire.send(pull(13, uri, previousResultId=None))  # read by cattrs (a null): answered the same way
+    assert wire.wait(lambda m: m.get("id") == 13)["result"] == full["result"]
+    assert "Traceback" not in wire.finish()

@@ -199,6 +199,24 @@ def test_full_collections_wait_until_the_server_is_idle() -> None:
         gc.set_threshold(*before)
 
 
+def test_typing_longer_than_the_quiet_time_never_collects() -> None:
+    """The collector's one timer fires while messages still arrive: it waits again, it does not collect."""
+    import asyncio
+
+    from lsp_server.idle_gc import IdleCollector
+
+    async def typing_then_idle() -> tuple[int, int]:
+        collector = IdleCollector(idle_seconds=0.2)
+        for _ in range(20):  # 0.6 s of typing: the timer fires meanwhile, more than once
+            collector.poke()
+            await asyncio.sleep(0.03)
+        during = collector.collections
+        await asyncio.sleep(0.6)
+        return during, collector.collections
+
+    assert asyncio.run(typing_then_idle()) == (0, 1)
+
+
 def test_warm_up_lints_and_serializes_real_diagnostics() -> None:
     """The warm-up pays for a real lint and both diagnostic messages (a sample with nothing to report, or a
     serializer never called, would warm nothing)."""
