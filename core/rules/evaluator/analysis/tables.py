@@ -75,9 +75,10 @@ class WholeFileTables:
     """The document's whole-file facts, merged from its chunks.
 
     With `previous` (the tables of an earlier lint, any document), a lint whose chunks are `previous`'s
-    with one short run replaced starts from `previous`'s merge and merges again only the names the
-    replaced and replacing chunks take part in (`_Edit`), when that gives the same tables, key order
-    included; otherwise every chunk is merged.
+    with one short run replaced starts from `previous`'s tables and merges again only the names the
+    replaced and replacing chunks take part in (`_Edit`): always in the per-name merges (`Merged`), and
+    in the other tables when that gives the same tables, key order included; otherwise those merge every
+    chunk.
     """
 
     def __init__(self, placed: Sequence[Placed], previous: WholeFileTables | None = None) -> None:
@@ -85,13 +86,15 @@ class WholeFileTables:
         chunks = [p.chunk for p in placed]
         self._chunks = chunks
         edit = _Edit.between(previous._chunks, chunks) if previous is not None else None
-        if previous is None or edit is None or not self._follow(previous, edit):
+        if previous is None or edit is None:
             self._merge(chunks)
             self.name_loads: Merged[ast.Name] = Merged([c.name_loads for c in chunks])
             self.attribute_loads: Merged[ast.Attribute] = Merged([c.attribute_loads for c in chunks])
             self._strings_by_value: Merged[ast.Constant] = Merged([c.strings_by_value for c in chunks])
             self._key_adders: Merged[ast.AST] = Merged([c.key_adders for c in chunks])
             return
+        if not self._follow(previous, edit):
+            self._merge(chunks)
         self.name_loads = previous.name_loads.carried(
             [c.name_loads for c in chunks], edit.keys(lambda c: c.name_loads)
         )
@@ -139,22 +142,22 @@ class WholeFileTables:
         self.top_aliases: Mapping[str, str] = top_aliases
 
     def _follow(self, previous: WholeFileTables, edit: _Edit) -> bool:
-        """`previous`'s tables with the edited names merged again; False when a name would move (the
-        edited chunks name other names, or in another order) and only a whole merge gives the order."""
-        functions = edit.winners(previous.functions, lambda c: c.function_map)
-        classes = edit.winners(previous.classes, lambda c: c.class_map)
-        aliases = edit.winners(previous.aliases, lambda c: c.alias_maps[0])
-        top_aliases = edit.winners(previous.top_aliases, lambda c: c.alias_maps[1])
-        assigned = edit.concatenations(previous.assigned, lambda c: c.assigned)
+        """`previous`'s tables with the edited names merged again; False when a name would move in one (the
+        edited chunks name other names, or in another order): one pass over every chunk then merges all."""
+        functions = edit.winners(previous.functions, _functions)
+        classes = edit.winners(previous.classes, _classes)
+        aliases = edit.winners(previous.aliases, _aliases)
+        top_aliases = edit.winners(previous.top_aliases, _top_aliases)
+        assigned = edit.concatenations(previous.assigned, _assigned)
         if functions is None or classes is None or aliases is None or top_aliases is None or assigned is None:
             return False
-        self.bound_names = edit.union(previous.bound_names, lambda c: c.bound_names)
-        self.assigned = assigned
         self.functions = functions
         self.classes = classes
-        self.methods = previous.methods if classes is previous.classes else _methods(classes)
         self.aliases = aliases
         self.top_aliases = top_aliases
+        self.assigned = assigned
+        self.bound_names = edit.union(previous.bound_names, lambda c: c.bound_names)
+        self.methods = previous.methods if classes is previous.classes else _methods(classes)
         return True
 
     def string_nodes(self, value: str) -> Sequence[ast.Constant]:
@@ -327,6 +330,26 @@ class ChunkNodes:
         return {id(node): number for number, node in enumerate(self.nodes)}
 
 
+def _functions(chunk: Chunk) -> Mapping[str, FunctionNode]:
+    return chunk.function_map
+
+
+def _classes(chunk: Chunk) -> Mapping[str, ast.ClassDef]:
+    return chunk.class_map
+
+
+def _aliases(chunk: Chunk) -> Mapping[str, str]:
+    return chunk.alias_maps[0]
+
+
+def _top_aliases(chunk: Chunk) -> Mapping[str, str]:
+    return chunk.alias_maps[1]
+
+
+def _assigned(chunk: Chunk) -> Mapping[str, Sequence[ast.expr]]:
+    return chunk.assigned
+
+
 def _methods(classes: Mapping[str, ast.ClassDef]) -> dict[str, list[FunctionNode]]:
     """Method name -> every class's methods of that name, classes in table order."""
     methods: dict[str, list[FunctionNode]] = {}
@@ -405,7 +428,8 @@ class _Edit:
         return out
 
     def winners(self, merged: Mapping[str, V], part: _Part[V]) -> Mapping[str, V] | None:
-        """`merged` (the old chunks' `part` merged, the last definition winning) for the new chunks."""
+        """`merged` (the old chunks' `part` merged, the last definition winning) for the new chunks, the
+        edited names merged again; None when a name would move."""
 
         def last(name: str) -> V | None:
             for chunk in reversed(self.chunks):
@@ -419,7 +443,8 @@ class _Edit:
     def concatenations(
         self, merged: Mapping[str, Sequence[V]], part: _Part[Sequence[V]]
     ) -> Mapping[str, Sequence[V]] | None:
-        """`merged` (every old chunk's `part` lists joined per name) for the new chunks."""
+        """`merged` (every old chunk's `part` lists joined per name) for the new chunks, the edited names
+        joined again; None when a name would move."""
 
         def joined(name: str) -> Sequence[V] | None:
             lists = [found for chunk in self.chunks if (found := part(chunk).get(name)) is not None]
