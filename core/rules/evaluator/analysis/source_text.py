@@ -160,18 +160,18 @@ class SourceText:
     def import_insert_line(self, before: ast.AST | None = None) -> int:
         """Zero-based line after the module's top-level imports (only those above the top-level statement
         holding `before`, when given): where an inserted import goes, and a module-level seed after it."""
-        ends, bases = self._import_layout
+        ends = self._import_ends
         limit = len(self.tree.body)
         if before is not None:
-            limit = self._top_index(before, bases, limit)
+            limit = self._top_index(before, limit)
         at = bisect.bisect_left(ends, (limit, -1))
         return ends[at - 1][1] if at else 0
 
-    def _top_index(self, node: ast.AST, bases: Mapping[int, int], default: int) -> int:
+    def _top_index(self, node: ast.AST, default: int) -> int:
         """The module-body index of the top-level statement holding `node`, through its chunk's own parent
         links when it has one (every EV009 fix asks, on every lint)."""
         chunk = self.chunk_of(node)
-        base = bases.get(id(chunk)) if chunk is not None else None
+        base = self.top_order.get(id(chunk.body[0])) if chunk is not None else None
         if chunk is None or base is None:
             top = node
             while (parent := self.parents.get(top)) is not None and parent is not self.tree:
@@ -186,21 +186,21 @@ class SourceText:
         return default if local is None else base + local
 
     @cached_property
-    def _import_layout(self) -> tuple[list[tuple[int, int]], dict[int, int]]:
-        """(index, the line after it) of each top-level docstring or import statement, from each chunk's own
-        list, and the module-body index of each chunk's first statement: every fix that adds an import asks
-        where, so this is worked out once per lint."""
+    def _import_ends(self) -> list[tuple[int, int]]:
+        """(module-body index, the line after it) of each top-level docstring or import statement, from each
+        chunk's own list: every fix that adds an import asks where, so this is worked out once per lint."""
         ends: list[tuple[int, int]] = []
-        bases: dict[int, int] = {}
-        index = 0
+        top_order = self.top_order
         for placed in self.placed:
             chunk = placed.chunk
-            bases[id(chunk)] = index
-            for local, after in chunk.import_ends:  # a docstring counts only as the module's first statement
+            chunk_ends = chunk.import_ends
+            if not chunk_ends:
+                continue
+            index = top_order[id(chunk.body[0])]
+            for local, after in chunk_ends:  # a docstring counts only as the module's first statement
                 if local or index == 0 or not isinstance(chunk.body[local], ast.Expr):
                     ends.append((index + local, after + placed.line))
-            index += len(chunk.body)
-        return ends, bases
+        return ends
 
     def insert_lines(self, line: int, text: str) -> TextEdit:
         """An edit inserting whole lines before zero-based `line` (at the end when past the last line)."""
