@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from core.rules.base import LintContext
 from core.rules.evaluator.analysis.chunk_results import (
@@ -29,7 +30,7 @@ from core.rules.evaluator.analysis.source_text import ChunkText
 from core.rules.evaluator.analysis.tables import ChunkNodes, FunctionNode
 from core.rules.evaluator.context import EvaluatorContext
 
-__all__ = ["ChunkView", "DocumentView", "run_chunk_passes"]
+__all__ = ["CHANGES", "Changes", "ChunkView", "DocumentView", "run_chunk_passes"]
 
 
 class ChunkView:
@@ -136,7 +137,32 @@ def run_chunk_passes(
         {id(p.chunk): (p.chunk, r) for p, r in zip(ctx.placed, results, strict=True)},
     )
     remember_lint(key, state)
+    ctx.memo[CHANGES] = Changes(previous, state, dirty, dirty_kinds)
     return results
+
+
+CHANGES = "changes"  # the `EvaluatorContext.memo` key of this lint's `Changes`
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What this lint's chunk passes found changed since the last lint of the document (`since`): the
+    lookups whose answer may differ (`dirty`, `kinds`; None: anything may). An analysis whose lookups held
+    in the document of `since` (the state that lint remembered) need only ask those again; `now` is the
+    state this lint remembered, for the next lint to compare with."""
+
+    since: Previous | None
+    now: Previous
+    dirty: set[tuple[str, str]] | None
+    kinds: frozenset[str]
+
+    def suspects(self, since: object, reads: Mapping[Lookup, object]) -> Mapping[Lookup, object]:
+        """The lookups of `reads` (all of which held in the document of `since`) that may not hold now."""
+        dirty = self.dirty
+        if since is None or since is not self.since or dirty is None:
+            return reads
+        kinds = self.kinds
+        return {read: value for read, value in reads.items() if read.kind in kinds or read.subject in dirty}
 
 
 def _changes_since(

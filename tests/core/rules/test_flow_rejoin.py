@@ -12,12 +12,13 @@ import random
 import pytest
 
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator import clear_caches
+from core.rules.evaluator import clear_caches, lint
 from core.rules.evaluator.analysis import cutter
 from core.rules.evaluator.analysis.flow import Flow
 from core.rules.evaluator.context import EvaluatorContext
-from core.rules.evaluator.metric import flow_of
+from core.rules.evaluator.metric import discovery, flow_of
 
+ENTRY = "kapso_evaluation/evaluate.py"
 HEAD = "import sys\nimport subprocess\nimport random\n\nSEED = 1\n"
 TAIL = """
 
@@ -59,9 +60,7 @@ EDITS = (
 def _context(text: str) -> EvaluatorContext:
     placed = cutter.parse_document(text)
     assert not isinstance(placed, SyntaxError | ValueError)
-    return EvaluatorContext.for_document(
-        "kapso_evaluation/evaluate.py", text, DocumentKind.EVALUATOR, LintContext(), placed=placed
-    )
+    return EvaluatorContext.for_document(ENTRY, text, DocumentKind.EVALUATOR, LintContext(), placed=placed)
 
 
 def _walk(flow: Flow) -> tuple[object, ...]:
@@ -81,6 +80,15 @@ def _assert_fresh(text: str) -> Flow:
     flow = flow_of(ctx)
     assert _walk(flow) == _walk(Flow(ctx)), text
     return flow
+
+
+def _assert_fresh_lint(text: str) -> None:
+    """The walk a whole lint keeps for the next one (the chunk passes tell it which lookups to ask again)
+    is a fresh walk of the document."""
+    lint(ENTRY, text, DocumentKind.EVALUATOR, LintContext())
+    with discovery._FLOWS_LOCK:
+        kept = discovery._FLOWS[(ENTRY, DocumentKind.EVALUATOR, LintContext().config.evaluation_dir)]
+    assert _walk(kept.flow) == _walk(Flow(_context(text))), text
 
 
 @pytest.fixture
@@ -147,3 +155,20 @@ def test_a_status_the_rest_of_the_walk_learns_from_the_whole_body_walks_it_again
     exiting = _assert_fresh(HEAD.replace("SEED = 1", "if SEED:\n    raise SystemExit(status)") + TAIL + rest)
     failed = [s for s in exiting.steps if s.name == "print" and s.error_branch]
     assert len(failed) == 1  # the print under `if status != 0:` runs only after a failure
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_edit_sequences_linted_keep_a_fresh_walk(seed: int) -> None:
+    clear_caches()
+    rng = random.Random(seed)
+    lines = ["SEED = 1"]
+    _assert_fresh_lint(HEAD + TAIL)
+    for _ in range(30):
+        at = rng.randrange(len(lines))
+        if rng.random() < 0.6:
+            lines[at] = rng.choice(EDITS)
+        elif len(lines) < 4:
+            lines.insert(at, rng.choice(EDITS))
+        else:
+            del lines[at]
+        _assert_fresh_lint(HEAD.replace("SEED = 1", "\n".join(lines)) + TAIL)

@@ -16,9 +16,10 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from core.brief import parse_brief, same_metric
 from core.diagnostics import Range
@@ -30,7 +31,7 @@ from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric.rendering import STDOUT_WRITERS, Rendered, render_output
 from core.rules.evaluator.metric.shape import Shape, classify
-from core.rules.evaluator.views import DocumentView
+from core.rules.evaluator.views import CHANGES, Changes, DocumentView
 
 __all__ = [
     "MetricInfo",
@@ -89,7 +90,16 @@ def printed_metric(source: str) -> MetricPrint | None:
     return MetricPrint(info.shape.name, ctx.range_of(info.call))
 
 
-_FLOWS: OrderedDict[tuple[object, ...], tuple[dict[Lookup, object], Flow]] = OrderedDict()
+class _Walked(NamedTuple):
+    """A walk kept for later lints: its recorded lookups, and the chunk passes' state of the last lint in
+    whose document they all held (`views.Changes`; None: unknown)."""
+
+    reads: dict[Lookup, object]
+    flow: Flow
+    since: object
+
+
+_FLOWS: OrderedDict[tuple[object, ...], _Walked] = OrderedDict()
 _FLOWS_LOCK = threading.Lock()
 
 
@@ -101,42 +111,53 @@ def flow_of(ctx: EvaluatorContext) -> Flow:
     key = (ctx.relpath, ctx.kind, ctx.lint.config.evaluation_dir)
     with _FLOWS_LOCK:
         cached = _FLOWS.get(key)
-    if cached is not None and ctx.reads_hold(cached[0]):
-        flow = cached[1].copy_for(ctx)
+    changes = ctx.memo.get(CHANGES)
+    now = changes.now if isinstance(changes, Changes) else None
+    if cached is not None and _hold(ctx, cached, cached.reads):
+        flow = cached.flow.copy_for(ctx)
+        kept = _Walked(cached.reads, cached.flow, now)
     else:
         view = DocumentView(ctx)
         walked = Flow(
             view,
             mark=lambda: len(view.reads),
             resume=_resumable(ctx, view, cached),
-            rejoin=None if cached is None else Rejoin(cached[1], _holds(ctx, view, cached[0])),
+            rejoin=None if cached is None else Rejoin(cached.flow, _holds(ctx, view, cached)),
         )
         flow = walked.copy_for(ctx)
-        with _FLOWS_LOCK:
-            _FLOWS[key] = (view.reads, walked.copy_for(ctx))
-            _FLOWS.move_to_end(key)
-            while len(_FLOWS) > 32:
-                _FLOWS.popitem(last=False)
+        kept = _Walked(view.reads, walked.copy_for(ctx), now)
+    with _FLOWS_LOCK:
+        _FLOWS[key] = kept
+        _FLOWS.move_to_end(key)
+        while len(_FLOWS) > 32:
+            _FLOWS.popitem(last=False)
     ctx.memo["flow"] = flow
     return flow
 
 
-def _resumable(
-    ctx: EvaluatorContext, view: DocumentView, cached: tuple[dict[Lookup, object], Flow] | None
-) -> tuple[Flow, int] | None:
+def _hold(ctx: EvaluatorContext, cached: _Walked, reads: Mapping[Lookup, object]) -> bool:
+    """Whether `reads` (some of `cached`'s) still hold: when the chunk passes compared this document with
+    the one they last held in, only the lookups the edit may have changed are asked again."""
+    changes = ctx.memo.get(CHANGES)
+    if isinstance(changes, Changes):
+        reads = changes.suspects(cached.since, reads)
+    return ctx.reads_hold(reads)
+
+
+def _resumable(ctx: EvaluatorContext, view: DocumentView, cached: _Walked | None) -> tuple[Flow, int] | None:
     """Where the last walk can be taken up again (`Flow`'s `resume`): after the top-level statements it
     shares with this document, when every lookup it recorded before them still holds. The view then starts
     with those lookups, in the same order, so the boundaries kept from the last walk keep their marks."""
     if cached is None:
         return None
-    reads, earlier = cached
+    reads, earlier = cached.reads, cached.flow
     keep = earlier.resumable_at(ctx.flow_body())
     if keep == 0:
         return None
     boundary = earlier.boundaries[keep]
     prefix = dict(itertools.islice(reads.items(), boundary.mark))
     # The statements were compared by identity; the body itself changed (that is why the walk runs).
-    if not ctx.reads_hold({read: value for read, value in prefix.items() if read != _FLOW_BODY}):
+    if not _hold(ctx, cached, {read: value for read, value in prefix.items() if read != _FLOW_BODY}):
         return None
     view.reads.update(prefix)
     body = view.flow_body()
@@ -146,16 +167,14 @@ def _resumable(
     return earlier, keep
 
 
-def _holds(
-    ctx: EvaluatorContext, view: DocumentView, reads: dict[Lookup, object]
-) -> Callable[[], int | None]:
+def _holds(ctx: EvaluatorContext, view: DocumentView, cached: _Walked) -> Callable[[], int | None]:
     """`Rejoin`'s check: whether every lookup the earlier walk recorded still holds (the module body aside:
     its statements were compared by identity); when they do, they are recorded in `view` too. A lookup
     the rest of the walk made may have been recorded first before the point it rejoins at, so all count."""
 
     def holds() -> int | None:
-        others = {read: value for read, value in reads.items() if read != _FLOW_BODY}
-        if not ctx.reads_hold(others):
+        others = {read: value for read, value in cached.reads.items() if read != _FLOW_BODY}
+        if not _hold(ctx, cached, others):
             return None
         recorded = view.reads
         for read, value in others.items():
