@@ -161,9 +161,14 @@ def server(tmp_path: Path) -> Any:
     started.kill()
 
 
+@pytest.mark.parametrize(
+    "pyproject", [None, "[tool.ruff]\nline-length = 99\n"], ids=["none", "no-proctor-table"]
+)
 def test_first_diagnostics_without_a_config_file_load_no_pydantic_and_no_command_modules(
-    server: Server,
+    server: Server, pyproject: str | None
 ) -> None:
+    if pyproject is not None:  # a Python project's pyproject.toml without [tool.proctor] is no config file
+        (server.workspace / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     server.start()
     uri = server.open("kapso_evaluation/evaluate.py", EVALUATOR)
     assert codes(server.pushed(uri, lambda found: bool(found))) >= EVALUATOR_CODES
@@ -172,20 +177,48 @@ def test_first_diagnostics_without_a_config_file_load_no_pydantic_and_no_command
     assert sorted(name for name in NOT_AT_START if name in modules) == []
 
 
-def test_a_config_file_that_appears_later_is_validated_and_applied(server: Server) -> None:
+@pytest.mark.parametrize(("name", "table"), [("proctor.toml", ""), ("pyproject.toml", "[tool.proctor]\n")])
+def test_a_config_file_that_appears_later_is_validated_and_applied(
+    server: Server, name: str, table: str
+) -> None:
     server.start()
     evaluator = server.open("kapso_evaluation/evaluate.py", EVALUATOR)
     assert codes(server.pushed(evaluator, lambda found: bool(found))) >= EVALUATOR_CODES
 
-    config = server.open("proctor.toml", "metrik = 1\n")
+    config = server.open(name, f"{table}metrik = 1\n")
     problems = server.pushed(config, lambda found: bool(found))
     assert [(d["code"], d["message"]) for d in problems] == [("CF001", "`metrik`: unknown key")]
 
     # Valid now, and it names another evaluator: kapso_evaluation/evaluate.py is only suite code from here on.
-    server.change(config, 'command = "python score.py"\n')
+    server.change(config, f'{table}command = "python score.py"\n')
     assert server.pushed(config, lambda found: not found) == []
     assert (
         not codes(server.pushed(evaluator, lambda found: not EVALUATOR_CODES & codes(found)))
         & EVALUATOR_CODES
     )
     assert "pydantic" in server.stop()  # what the other test holds absent, this probe sees
+
+
+GC_PROBE = """
+import gc, json
+from lsp_server import startup
+during = []
+gc.callbacks.append(lambda phase, info: during.append(info["generation"]) if phase == "stop" else None)
+with startup.importing():
+    import lsp_server.server
+inside = list(during)
+print(json.dumps({"during_import": inside, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
+                  "freed_by_a_full_collection": gc.collect()}))
+"""
+
+
+def test_the_import_runs_without_collections_and_leaves_nothing_frozen() -> None:
+    """`startup.importing`: no collection while the server is imported; afterwards the collector is on again,
+    nothing stays frozen, and the import's garbage is freed by the next full collection (an idle one)."""
+    done = subprocess.run(
+        [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, timeout=TIMEOUT_S, check=True
+    )
+    found = json.loads(done.stdout)
+    assert found["during_import"] == []
+    assert (found["enabled"], found["frozen"]) == (True, 0)
+    assert found["freed_by_a_full_collection"] > 0
