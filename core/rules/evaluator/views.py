@@ -108,12 +108,13 @@ def run_chunk_passes(
     them keeps its result without asking anything again; the others are checked one lookup at a time.
     """
     previous = previous_lint(key)
-    dirty, dirty_kinds = _changes_since(ctx, previous)
+    chunks = [p.chunk for p in ctx.placed]
+    ids = [id(chunk) for chunk in chunks]
+    dirty, dirty_kinds = _changes_since(chunks, ids, previous)
     kept = previous.results if previous is not None and dirty is not None else {}
     results: list[ChunkResult] = []
-    for placed in ctx.placed:
-        chunk = placed.chunk
-        entry = kept.get(id(chunk))
+    for chunk, chunk_id in zip(chunks, ids, strict=True):
+        entry = kept.get(chunk_id)
         cached: ChunkResult | None = None
         if entry is not None:
             last = entry[1]
@@ -132,10 +133,7 @@ def run_chunk_passes(
                 chunk.results[key] = cached
         results.append(cached)
     ctx.store.chunk_results = results
-    state = Previous(
-        [id(p.chunk) for p in ctx.placed],
-        {id(p.chunk): (p.chunk, r) for p, r in zip(ctx.placed, results, strict=True)},
-    )
+    state = Previous(ids, {i: (c, r) for i, c, r in zip(ids, chunks, results, strict=True)})
     remember_lint(key, state)
     ctx.memo[CHANGES] = Changes(previous, state, dirty, dirty_kinds)
     return results
@@ -166,14 +164,17 @@ class Changes:
 
 
 def _changes_since(
-    ctx: EvaluatorContext, previous: Previous | None
+    chunks: list[Chunk], ids: list[int], previous: Previous | None
 ) -> tuple[set[tuple[str, str]] | None, frozenset[str]]:
-    """The lookups (and kinds of lookup) whose answer may differ from `previous`'s document; None when
-    the two cannot be compared chunk by chunk (no previous lint, or chunks in another order)."""
+    """The lookups (and kinds of lookup) whose answer may differ from `previous`'s document, whose chunks
+    `chunks` (with their `ids`) now are; None when the two cannot be compared chunk by chunk (no previous
+    lint, or chunks in another order)."""
     if previous is None:
         return None, frozenset()
+    if previous.order == ids:
+        return set(), ALWAYS_CHECKED  # the same chunks, in the same order
     before = previous.results
-    now = {id(p.chunk): p.chunk for p in ctx.placed}
+    now = dict(zip(ids, chunks, strict=True))
     if [i for i in previous.order if i in now] != [i for i in now if i in before]:
         return None, frozenset()
     changed = [c for i, c in now.items() if i not in before]

@@ -191,13 +191,10 @@ class SourceText:
         chunk's own list: every fix that adds an import asks where, so this is worked out once per lint."""
         ends: list[tuple[int, int]] = []
         top_order = self.top_order
-        for placed in self.placed:
+        for placed in [p for p in self.placed if p.chunk.import_ends]:
             chunk = placed.chunk
-            chunk_ends = chunk.import_ends
-            if not chunk_ends:
-                continue
             index = top_order[id(chunk.body[0])]
-            for local, after in chunk_ends:  # a docstring counts only as the module's first statement
+            for local, after in chunk.import_ends:  # a docstring counts only as the module's first statement
                 if local or index == 0 or not isinstance(chunk.body[local], ast.Expr):
                     ends.append((index + local, after + placed.line))
         return ends

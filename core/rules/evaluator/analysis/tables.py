@@ -93,6 +93,11 @@ class WholeFileTables:
             self._strings_by_value: Merged[ast.Constant] = Merged([c.strings_by_value for c in chunks])
             self._key_adders: Merged[ast.AST] = Merged([c.key_adders for c in chunks])
             return
+        if not edit.removed and not edit.added:  # the same chunks: the same tables
+            self.__dict__.update(
+                {k: v for k, v in previous.__dict__.items() if k not in ("_placed", "_chunks")}
+            )
+            return
         if not self._follow(previous, edit):
             self._merge(chunks)
         self.name_loads = previous.name_loads.carried(
@@ -159,6 +164,21 @@ class WholeFileTables:
         self.bound_names = edit.union(previous.bound_names, lambda c: c.bound_names)
         self.methods = previous.methods if classes is previous.classes else _methods(classes)
         return True
+
+    def _same_as(self, previous: WholeFileTables) -> None:
+        """The same chunks as `previous`'s, in the same order: the same tables (none is changed once built;
+        the per-name merges only fill in their answers)."""
+        self.bound_names = previous.bound_names
+        self.assigned = previous.assigned
+        self.functions = previous.functions
+        self.classes = previous.classes
+        self.methods = previous.methods
+        self.aliases = previous.aliases
+        self.top_aliases = previous.top_aliases
+        self.name_loads = previous.name_loads
+        self.attribute_loads = previous.attribute_loads
+        self._strings_by_value = previous._strings_by_value
+        self._key_adders = previous._key_adders
 
     def string_nodes(self, value: str) -> Sequence[ast.Constant]:
         """Every string constant equal to `value`."""
