@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from core.rules.base import DocumentKind, LintContext
-from core.rules.evaluator import _chunk_pass
+from core.rules.evaluator import _chunk_pass, clear_caches, lint, lint_reference
 from core.rules.evaluator.analysis import cutter
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.views import ChunkView
@@ -97,3 +97,22 @@ def test_findings_of_several_kinds_keep_their_order_in_the_chunk() -> None:
     assert lines["EV018"] == [1, 6]
     assert lines["EV012"] == [14, 16]
     assert lines["EV013"] == [3, 9, 10]
+
+
+def test_a_name_stored_nowhere_has_no_value_until_an_assignment_of_it_appears() -> None:
+    """`things` is assigned nowhere, so no scope index is built to learn it is no set; the lookup that
+    says so is recorded, and an assignment elsewhere in the file invalidates the kept result."""
+    before = "def show():\n    for item in things:\n        print(item)\n\n\nshow()\n"
+    after = before + "things = {1, 2}\n"
+    view = _view(_document(before), "def show")
+    assert "EV013" not in {code for code, found in _chunk_pass(view).diagnostics.items() if found}
+    assert "scope_index" not in vars(view.chunk)  # the cached property was never asked
+    assert not _document(after).reads_hold(view.reads)
+    assert _document(before + "print(1)\n").reads_hold(view.reads)
+    clear_caches()
+    settings = LintContext()
+    relpath = "kapso_evaluation/evaluate.py"
+    assert not [d for d in lint(relpath, before, DocumentKind.EVALUATOR, settings) if d.code == "EV013"]
+    incremental = lint(relpath, after, DocumentKind.EVALUATOR, settings)
+    assert [(d.code, d.range.start.line) for d in incremental if d.code == "EV013"] == [("EV013", 1)]
+    assert incremental == lint_reference(relpath, after, DocumentKind.EVALUATOR, settings)

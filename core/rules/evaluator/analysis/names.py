@@ -134,6 +134,10 @@ class NameResolver:
         """The value assigned to the name `use` (`name = value`), by scope; None for anything else."""
         if not isinstance(use, ast.Name):
             return None
+        if use.id not in self._tables.bound_names:
+            # Stored nowhere in the file, so no `name = value` anywhere: no scope index to build (a chunk
+            # view records this one lookup, whose answer changes when an assignment of the name appears).
+            return None
         found = self.binding(use)
         return found.value if found is not None and found.kind == "value" else None
 
