@@ -34,3 +34,15 @@ def test_facts_come_in_document_order_from_the_current_results() -> None:
     again = ctx.facts("random")
     assert again is not None
     assert [f.label for f in again if isinstance(f, RandomCall)] == ["random.random"]
+
+
+def test_calls_by_name_are_found_in_their_chunks_and_uncalled_names_in_none() -> None:
+    ctx = _document(SOURCE)
+    run_chunk_passes(ctx, ("test", "calls"), _chunk_pass)
+    hits = ctx.store.calls_named("random.randint")
+    assert [(number, ctx.source_of(call)) for number, _, call in hits] == [(4, "random.randint(1, 2)")]
+    assert ctx.store.calls_named("atexit.register") == []
+    other = _document(SOURCE + "d = zip([1], [2])\n")
+    # Another list of results (here another document's): the names called are found again.
+    ctx.store.chunk_results = run_chunk_passes(other, ("test", "calls"), _chunk_pass)
+    assert [number for number, _, _ in ctx.store.calls_named("zip")] == [5]

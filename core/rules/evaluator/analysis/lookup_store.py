@@ -66,6 +66,7 @@ class DocumentStore:
         self._answers: dict[Lookup, object] = {}
         self._calls_by_name: dict[str, list[CallHit]] = {}
         self._with_facts: tuple[list[ChunkResult], list[ChunkResult]] | None = None
+        self._called: tuple[list[ChunkResult], set[str]] | None = None
 
     def answer(self, lookup: Lookup) -> object:
         """The document's answer to one whole-file question (memoized per lint)."""
@@ -128,12 +129,24 @@ class DocumentStore:
         found = self._calls_by_name.get(qualname)
         if found is None:
             found = []
+            if qualname not in self._called_names():
+                self._calls_by_name[qualname] = found
+                return found
             for number, result in enumerate(self.chunk_results or ()):
                 hits = result.calls_by_name.get(qualname)
                 if hits:
                     found.extend((number, index, call) for index, call in hits)
             self._calls_by_name[qualname] = found
         return found
+
+    def _called_names(self) -> set[str]:
+        """Every name the chunk passes found called (the rules ask about names most evaluators never call:
+        one set answers those without looking at every chunk)."""
+        results = self.chunk_results or []
+        known = self._called
+        if known is None or known[0] is not results:
+            known = self._called = (results, set().union(*(r.calls_by_name for r in results)))
+        return known[1]
 
     @cached_property
     def _module_scope(self) -> tuple[dict[str, list[tuple[int, Binding]]], dict[str, list[Binding]]]:
