@@ -115,15 +115,9 @@ class WholeFileTables:
 
     def _merge(self, chunks: Sequence[Chunk]) -> None:
         """Every chunk's tables merged in document order (the last definition of a name wins)."""
-        bound: set[str] = set()
         assigned: dict[str, list[ast.expr]] = {}
         copied: set[str] = set()  # names whose list is ours (several chunks assign them), not a chunk's
-        functions: dict[str, FunctionNode] = {}
-        classes: dict[str, ast.ClassDef] = {}
-        aliases: dict[str, str] = {}
-        top_aliases: dict[str, str] = {}
         for chunk in chunks:
-            bound |= chunk.bound_names
             for name, values in chunk.assigned.items():
                 known = assigned.get(name)
                 if known is None:
@@ -133,28 +127,27 @@ class WholeFileTables:
                 else:
                     assigned[name] = [*known, *values]
                     copied.add(name)
-            functions.update(chunk.function_map)
-            classes.update(chunk.class_map)
-            chunk_aliases, chunk_top_aliases = chunk.alias_maps
-            aliases.update(chunk_aliases)
-            top_aliases.update(chunk_top_aliases)
-        self.bound_names: Container[str] = bound
+        alias_maps = [chunk.alias_maps for chunk in chunks]
+        classes = _last_wins([chunk.class_map for chunk in chunks])
+        self.bound_names: Container[str] = set().union(*[chunk.bound_names for chunk in chunks])
         self.assigned: Mapping[str, Sequence[ast.expr]] = assigned
-        self.functions: Mapping[str, FunctionNode] = functions
+        self.functions: Mapping[str, FunctionNode] = _last_wins([chunk.function_map for chunk in chunks])
         self.classes: Mapping[str, ast.ClassDef] = classes
         self.methods: Mapping[str, Sequence[FunctionNode]] = _methods(classes)
-        self.aliases: Mapping[str, str] = aliases
-        self.top_aliases: Mapping[str, str] = top_aliases
+        self.aliases: Mapping[str, str] = _last_wins([maps[0] for maps in alias_maps])
+        self.top_aliases: Mapping[str, str] = _last_wins([maps[1] for maps in alias_maps])
 
     def _follow(self, previous: WholeFileTables, edit: _Edit) -> bool:
         """`previous`'s tables with the edited names merged again; False when a name would move in one (the
         edited chunks name other names, or in another order): one pass over every chunk then merges all."""
         functions = edit.winners(previous.functions, _functions)
+        if functions is None:
+            return False  # a pasted or removed function: the commonest reason, asked first
         classes = edit.winners(previous.classes, _classes)
         aliases = edit.winners(previous.aliases, _aliases)
         top_aliases = edit.winners(previous.top_aliases, _top_aliases)
         assigned = edit.concatenations(previous.assigned, _assigned)
-        if functions is None or classes is None or aliases is None or top_aliases is None or assigned is None:
+        if classes is None or aliases is None or top_aliases is None or assigned is None:
             return False
         self.functions = functions
         self.classes = classes
@@ -368,6 +361,15 @@ def _top_aliases(chunk: Chunk) -> Mapping[str, str]:
 
 def _assigned(chunk: Chunk) -> Mapping[str, Sequence[ast.expr]]:
     return chunk.assigned
+
+
+def _last_wins(tables: Sequence[Mapping[str, V]]) -> dict[str, V]:
+    """The tables merged in order, a later table's entry winning (and each name where first seen)."""
+    merged: dict[str, V] = {}
+    for table in tables:
+        if table:
+            merged.update(table)
+    return merged
 
 
 def _methods(classes: Mapping[str, ast.ClassDef]) -> dict[str, list[FunctionNode]]:
