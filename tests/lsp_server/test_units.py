@@ -173,6 +173,17 @@ def test_incremental_edits_keep_the_lines_of_a_fresh_split() -> None:
             doc = Document("file:///x.py", text, 1)
 
 
+def test_each_line_starts_where_the_text_says() -> None:
+    """A line's offset is where its text starts (each line break counted with its own length)."""
+    import re
+
+    text = "one\r\ntwo\rthree\n\nfive 😀\r\n\rlast"
+    doc = Document("file:///x.py", text, 1)
+    starts = [0] + [match.end() for match in re.finditer(r"\r\n|\r|\n", text)]
+    assert [doc.offset_at(types.Position(line, 0), "utf-32") for line in range(len(starts))] == starts
+    assert doc.offset_at(types.Position(len(starts), 0), "utf-32") == len(text)
+
+
 def test_full_collections_wait_until_the_server_is_idle() -> None:
     """Messages keep postponing the full collection; it runs once after they stop, and the automatic one
     is switched off (it would pause whichever keystroke triggered it)."""
