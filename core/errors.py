@@ -29,7 +29,7 @@ ForeignNodeError(RuntimeError)            an AST node from another document was 
 Locked(path, api)                         the GitHub App dashboard asked for without its token (answered 401)
 
 Private control-flow signals (`_Terminated` in the evaluator flow analysis, `_Stop` in the process reaper,
-`_Invalid` in the LSP settings reader) stay in their modules. An error that crosses an edge carries what its
+`_Invalid` in the LSP settings reader, `_NotThatShape` in the LSP didChange reader) stay in their modules. An error that crosses an edge carries what its
 catcher needs as keyword attributes (None or empty where a raise site has nothing to say, e.g. a config value
 that is out of range); its `str()` is the one line a user reads. URLs and command lines are stored with their
 secrets redacted (`redact_url`, `redact_argv`): an error may be logged, shown in a check run or kept in a
