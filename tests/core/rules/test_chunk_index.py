@@ -139,8 +139,16 @@ def test_a_chunks_index_is_the_plain_pre_order_walk() -> None:
             stack.extend(reversed(_reference_children(node)))
         assert chunk.nodes == order, name
         assert all(chunk.kids[id(node)] == _reference_children(node) for node in order), name
+        assert "parents" not in chunk.__dict__  # built on first use (few new chunks are asked for a parent)
         expected = {child: node for node in order for child in _reference_children(node)}
-        assert chunk.parents == expected, name
+        assert chunk.parents == expected and list(chunk.parents) == list(expected), name
+        loads: dict[str, list[ast.Name]] = {}
+        for node in order:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads.setdefault(node.id, []).append(node)
+        assert chunk.name_loads == loads, name
+        stores = {n.id for n in order if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        assert stores <= chunk.bound_names, name
 
 
 MODULE_NAMES = {

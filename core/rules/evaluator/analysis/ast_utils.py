@@ -33,6 +33,7 @@ FieldPlan = tuple[tuple[str, int], ...]
 _SCALAR_TYPES = frozenset({"identifier", "string", "constant", "int"})  # ASDL types that are not nodes
 # Node lists that hold None items: the keys of `{**d}`, the defaults of keyword-only parameters without one.
 _HOLDS_NONE = frozenset({("Dict", "keys"), ("arguments", "kw_defaults")})
+_ASDL_SIGNATURE = re.compile(r"(\w+)\((.*)\)")
 _ASDL_FIELD = re.compile(r"(\w+)([*?]?) (\w+)")
 
 
@@ -40,12 +41,10 @@ def _plan_of(cls: type) -> FieldPlan:
     """Which fields of a node type hold child nodes, read from the type's ASDL signature (its docstring,
     `BinOp(expr left, operator op, expr right)`); a type without one has every field checked item by item."""
     fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _SKIP_FIELDS)
-    signature = re.fullmatch(rf"{cls.__name__}\((.*)\)", (cls.__doc__ or "").split("\n", 1)[0])
-    types = (
-        {name: (kind, mark) for kind, mark, name in _ASDL_FIELD.findall(signature.group(1))}
-        if signature
-        else {}
-    )
+    signature = _ASDL_SIGNATURE.fullmatch((cls.__doc__ or "").split("\n", 1)[0])
+    types: dict[str, tuple[str, str]] = {}
+    if signature is not None and signature.group(1) == cls.__name__:
+        types = {name: (kind, mark) for kind, mark, name in _ASDL_FIELD.findall(signature.group(2))}
     if not set(fields) <= types.keys():
         return tuple((f, CHECKED) for f in fields)
     plan: list[tuple[str, int]] = []

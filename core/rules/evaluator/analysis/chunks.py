@@ -1,7 +1,8 @@
 """One parsed piece of a document and everything about it that needs no other piece (editor speed, SPEC §11).
 
 A chunk is indexed in one pass over its nodes; what each node type adds to the index is one entry of
-`_INDEXERS` (a table by node type, not a chain of `isinstance` tests). Positions are relative to the chunk:
+`_INDEXERS` (a table by node type, not a chain of `isinstance` tests; names, a third of all nodes, are indexed
+in the walk itself). What few new chunks need (parent links, scopes) is built on first use. Positions are relative to the chunk:
 nothing here knows where a chunk sits in a document (`Placed` says that), so an edit above a chunk does not
 invalidate it. How a document is cut into chunks, and the cache, live in `cutter`.
 """
@@ -40,7 +41,6 @@ class Chunk:
         self.lines = split_lines(text)
         self._ascii: list[bool | None] = [None] * len(self.lines)
         self.top_level = {id(stmt) for stmt in tree.body}
-        self.parents: dict[ast.AST, ast.AST] = {}
         self.kids: dict[int, list[ast.AST]] = {}
         self.nodes: list[ast.AST] = []
         self.calls: list[ast.Call] = []
@@ -69,15 +69,24 @@ class Chunk:
 
     def _index(self) -> None:
         """One pre-order walk: each node's children (`ast_utils.children`, inlined: this loop runs for every
-        node of every new chunk), their parent link, and what the node's type adds (`_INDEXERS`)."""
+        node of every new chunk) and what the node's type adds (`_INDEXERS`)."""
         stack: list[ast.AST] = list(reversed(self.tree.body))
-        parents, kids = self.parents, self.kids
+        kids = self.kids
         pop, push, visit = stack.pop, stack.extend, self.nodes.append
         plans, indexers = PLANS, _INDEXERS
+        name_loads, bound_names, name_type, load = self.name_loads, self.bound_names, ast.Name, ast.Load
         while stack:
             node = pop()
             visit(node)
             cls = type(node)
+            # A third of all nodes are names: no children, indexed here without a call.
+            if cls is name_type and isinstance(node, ast.Name):
+                kids[id(node)] = []
+                if type(node.ctx) is load:
+                    name_loads.setdefault(node.id, []).append(node)
+                else:
+                    bound_names.add(node.id)
+                continue
             node_kids: list[ast.AST] = []
             for name, how in plans[cls]:
                 value: Any = getattr(node, name, None)
@@ -90,8 +99,6 @@ class Chunk:
                     node_kids += checked_children(value)
             kids[id(node)] = node_kids
             if node_kids:
-                for child in node_kids:
-                    parents[child] = node
                 push(reversed(node_kids))
             indexer = indexers.get(cls)
             if indexer is not None:
@@ -114,14 +121,10 @@ class Chunk:
             self.method_calls.setdefault(func.attr, []).append(node)
             if func.attr in ("update", "setdefault") and isinstance(func.value, ast.Name):
                 self.key_adders.setdefault(func.value.id, []).append(node)
-        if any(kw.arg is None for kw in node.keywords):
-            self.star_kwarg_calls.append(node)
-
-    def _name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load):
-            self.name_loads.setdefault(node.id, []).append(node)
-        else:
-            self.bound_names.add(node.id)
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.star_kwarg_calls.append(node)
+                break
 
     def _attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.ctx, ast.Load):
@@ -135,17 +138,28 @@ class Chunk:
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         self.imports.append(node)
 
-    def _assignment(self, node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> None:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if not isinstance(node, ast.AugAssign):
-            for target in targets:
-                if isinstance(target, ast.Name) and node.value is not None:
-                    self.assigned.setdefault(target.id, []).append(node.value)
-        subscripted = {
-            t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-        }
-        for name in sorted(subscripted):
+    def _assign(self, node: ast.Assign) -> None:
+        subscripted: list[str] = []
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.assigned.setdefault(target.id, []).append(node.value)
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                subscripted.append(target.value.id)
+        for name in sorted(set(subscripted)) if len(subscripted) > 1 else subscripted:
             self.key_adders.setdefault(name, []).append(node)
+
+    def _ann_assign(self, node: ast.AnnAssign) -> None:
+        target = node.target
+        if isinstance(target, ast.Name):
+            if node.value is not None:
+                self.assigned.setdefault(target.id, []).append(node.value)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.key_adders.setdefault(target.value.id, []).append(node)
+
+    def _aug_assign(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.key_adders.setdefault(target.value.id, []).append(node)
 
     def _named_expr(self, node: ast.NamedExpr) -> None:
         if isinstance(node.target, ast.Name):
@@ -164,6 +178,17 @@ class Chunk:
         self.handlers.append(node)
 
     # -- this chunk's share of the whole-file facts (merged per document by `EvaluatorContext`) ----------
+
+    @cached_property
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        """node -> its parent, for every node but the top-level statements, in pre-order (built on first
+        use from the child links: few new chunks are asked for a parent)."""
+        parents: dict[ast.AST, ast.AST] = {}
+        kids = self.kids
+        for node in self.nodes:
+            for child in kids[id(node)]:
+                parents[child] = node
+        return parents
 
     @cached_property
     def scope_index(self) -> ScopeIndex:
@@ -310,18 +335,18 @@ def _has_steps(stmt: ast.stmt) -> bool:
 _Indexer = Callable[[Chunk, Any], None]
 _INDEXERS: dict[type[ast.AST], _Indexer] = {
     ast.Call: Chunk._call,
-    ast.Name: Chunk._name,
     ast.Attribute: Chunk._attribute,
     ast.Constant: Chunk._constant,
     ast.Import: Chunk._import,
     ast.ImportFrom: Chunk._import,
-    ast.Assign: Chunk._assignment,
-    ast.AugAssign: Chunk._assignment,
-    ast.AnnAssign: Chunk._assignment,
+    ast.Assign: Chunk._assign,
+    ast.AugAssign: Chunk._aug_assign,
+    ast.AnnAssign: Chunk._ann_assign,
     ast.NamedExpr: Chunk._named_expr,
     ast.FunctionDef: Chunk._function,
     ast.AsyncFunctionDef: Chunk._function,
     ast.ClassDef: Chunk._class,
     ast.ExceptHandler: Chunk._handler,
 }
-"""What a node of each type adds to its chunk's index (types absent here add nothing)."""
+"""What a node of each type adds to its chunk's index (types absent here add nothing; `ast.Name` is indexed
+in `Chunk._index` itself)."""
