@@ -12,8 +12,10 @@ import pytest
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator.analysis import cutter
 from core.rules.evaluator.analysis.ast_utils import children
+from core.rules.evaluator.analysis.chunk_results import ChunkResult
 from core.rules.evaluator.analysis.chunks import Chunk
 from core.rules.evaluator.analysis.cutter import OWNER
+from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.analysis.scopes import ScopeIndex
 from core.rules.evaluator.context import EvaluatorContext
 
@@ -228,3 +230,15 @@ def test_an_evicted_chunk_leaves_no_owner_entry(monkeypatch: pytest.MonkeyPatch)
     for chunk in evicted:  # still found by the document that holds it, never entered again
         assert old.chunk_of(chunk.body[0]) is chunk and id(chunk.body[0]) not in OWNER
     cutter.clear_cache()
+
+
+def test_a_chunk_results_keys_are_its_reads_kinds_and_subjects() -> None:
+    reads: dict[Lookup, object] = {
+        Lookup("alias", "np"): "numpy",
+        Lookup("module_before", "x", asker=7): None,
+    }
+    result = ChunkResult(reads, {"EV010": []}, {})
+    assert result.kinds == {"alias", "module_before"} and not result.has_diagnostics
+    assert (
+        result.match_keys == {lookup.subject for lookup in reads} == {("alias", "np"), ("module_before", "x")}
+    )

@@ -8,6 +8,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 
 from core.diagnostics import Diagnostic, Position, Range, TextEdit
 from core.rules.evaluator.analysis.chunks import Chunk
@@ -23,6 +24,10 @@ __all__ = [
     "remember_lint",
     "shift_diagnostic",
 ]
+
+
+_KIND = itemgetter(0)  # Lookup.kind
+_SUBJECT = itemgetter(0, 1)  # Lookup.subject: (kind, key)
 
 
 @dataclass
@@ -45,9 +50,10 @@ class ChunkResult:
     match_keys: AbstractSet[tuple[str, str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.kinds = frozenset(lookup.kind for lookup in self.reads)
+        # `Lookup.kind` and `Lookup.subject` of every read, picked in C (a new chunk records many reads).
+        self.kinds = frozenset(map(_KIND, self.reads))
         self.has_diagnostics = any(self.diagnostics.values())
-        self.match_keys = frozenset(lookup.subject for lookup in self.reads)
+        self.match_keys = frozenset(map(_SUBJECT, self.reads))
 
     def placed_diagnostics(self, line: int) -> dict[str, list[Diagnostic]]:
         """The diagnostics by code, moved to the chunk's document line (kept for the next lint)."""
