@@ -289,8 +289,12 @@ def test_push_delay_adapts_to_what_an_edit_lint_costs(monkeypatch: pytest.Monkey
     uri = "file:///w/evaluate.py"
     publisher._last_lint[uri] = now[0]  # the open was just linted
     assert publisher.delay(uri, immediate=False) == 0.0  # first edit: its cost is not known yet
-    publisher._cost[uri] = 0.004  # 4 ms of CPU: under a fifth of 50 ms
+    publisher._cost[uri] = 0.004  # 4 ms of CPU
     assert publisher.delay(uri, immediate=False) == 0.0
+    publisher._cost[uri] = 0.024  # 24 ms (an edit in a long function): still under half of 50 ms
+    assert publisher.delay(uri, immediate=False) == 0.0
+    publisher._cost[uri] = 0.026  # just over half: debounced, the last lint being this recent
+    assert publisher.delay(uri, immediate=False) == 0.05
     publisher._cost[uri] = 0.2  # a slow lint, right after the last one: coalesced
     assert publisher.delay(uri, immediate=False) == 0.05
     now[0] += 0.06  # after a quiet spell: the leading edge
