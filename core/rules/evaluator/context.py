@@ -27,17 +27,11 @@ from core.rules.evaluator.analysis.chunk_results import ChunkResult
 from core.rules.evaluator.analysis.chunks import Chunk, Placed
 from core.rules.evaluator.analysis.lookup_store import DocumentStore, Store
 from core.rules.evaluator.analysis.names import NameResolver
+from core.rules.evaluator.analysis.node_lists import DocumentNodes, Nodes
 from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.analysis.scopes import Binding
 from core.rules.evaluator.analysis.source_text import SourceText
-from core.rules.evaluator.analysis.tables import (
-    DocumentNodes,
-    FunctionNode,
-    Nodes,
-    WholeFile,
-    WholeFileTables,
-    tables_after,
-)
+from core.rules.evaluator.analysis.tables import FunctionNode, WholeFile, WholeFileTables, tables_after
 
 __all__ = ["EvaluatorContext", "register_fact"]
 

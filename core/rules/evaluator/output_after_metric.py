@@ -31,7 +31,7 @@ from dataclasses import replace
 
 from core.diagnostics import Diagnostic, Related, Severity
 from core.rules.evaluator.analysis.ast_utils import keyword, walk_no_nested
-from core.rules.evaluator.analysis.flow import Step, exclusive
+from core.rules.evaluator.analysis.flow_steps import Step, exclusive
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric import MetricInfo, flow_of, metric_of, render_output, stream_name
 

@@ -25,9 +25,10 @@ from core.rules.evaluator.analysis.chunk_results import (
 from core.rules.evaluator.analysis.chunks import Chunk
 from core.rules.evaluator.analysis.lookup_store import RecordingStore
 from core.rules.evaluator.analysis.names import NameResolver
+from core.rules.evaluator.analysis.node_lists import ChunkNodes
 from core.rules.evaluator.analysis.recorded import Lookup, RecordedTables
 from core.rules.evaluator.analysis.source_text import ChunkText
-from core.rules.evaluator.analysis.tables import ChunkNodes, FunctionNode
+from core.rules.evaluator.analysis.tables import FunctionNode
 from core.rules.evaluator.context import EvaluatorContext
 
 __all__ = ["CHANGES", "Changes", "ChunkView", "DocumentView", "run_chunk_passes"]

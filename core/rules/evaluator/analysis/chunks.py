@@ -61,7 +61,7 @@ class Chunk:
         self.fast_parameter = False  # a function with a `fast` parameter (typer/fire options)
         self.results: dict[object, object] = {}  # per-chunk rule results, keyed by lint settings
         self.post_order_calls: dict[int, list[ast.Call]] = {}  # id(expr) -> its calls, arguments first (flow)
-        # The nodes by type, each list in pre-order, filled on first use (`tables.nodes_by_type`, by the
+        # The nodes by type, each list in pre-order, filled on first use (`node_lists.nodes_by_type`, by the
         # per-chunk pass: a rule looks only at the types it judges instead of testing every node).
         self.by_type: dict[type[ast.AST], list[ast.AST]] | None = None
         self._index()

@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-BranchPath = tuple[tuple[int, int], ...]  # a flow step's branch path (see flow.Branch)
+BranchPath = tuple[tuple[int, int], ...]  # a flow step's branch path (see flow_steps.Branch)
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 Status = int | None  # an exit status a local function can return (None: a bare `return` or the end)
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {

@@ -17,9 +17,9 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
-from core.rules.evaluator.analysis.ast_utils import children, walk_no_nested
+from core.rules.evaluator.analysis.ast_utils import children
 from core.rules.evaluator.analysis.block_ends import ends_abnormally
 from core.rules.evaluator.analysis.chunks import Chunk
 from core.rules.evaluator.analysis.exit_status import (
@@ -29,23 +29,14 @@ from core.rules.evaluator.analysis.exit_status import (
     head_stores,
     stored_names,
 )
+from core.rules.evaluator.analysis.flow_steps import Boundary, Flags, Step, post_order
 
-__all__ = [
-    "EXIT_CALLS",
-    "Boundary",
-    "Flow",
-    "FlowSource",
-    "Rejoin",
-    "Step",
-    "exclusive",
-]
+__all__ = ["EXIT_CALLS", "Flow", "FlowSource", "Rejoin"]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 MAX_STEPS = 20_000
 MAX_INLINE_PER_FUNCTION = 25
-
-Branch = tuple[int, int]  # (id of the If/Try/Match node or call site, branch index or frame number)
 
 
 class FlowSource(Protocol):
@@ -83,43 +74,8 @@ class FlowSource(Protocol):
     def chunk_of(self, node: ast.AST) -> Chunk | None: ...
 
 
-class Step(NamedTuple):
-    call: ast.Call
-    name: str | None
-    in_loop: bool
-    in_handler: bool
-    error_branch: bool
-    in_finally: bool
-    path: tuple[Branch, ...]
-    order: int
-
-    @property
-    def normal(self) -> bool:
-        """On the normal exit path: not in an `except` handler and not in a branch that exits with an error."""
-        return not (self.in_handler or self.error_branch)
-
-
-class _Flags(NamedTuple):
-    in_loop: bool = False
-    in_handler: bool = False
-    error_branch: bool = False
-    in_finally: bool = False
-    path: tuple[Branch, ...] = ()
-
-
 class _Terminated(Exception):
     """The program exits here (a top-level `sys.exit`); nothing after it runs."""
-
-
-class Boundary(NamedTuple):
-    """The walk's state just before a top-level statement (`stmt`; None: after the last one)."""
-
-    stmt: ast.stmt | None
-    steps: int  # len(steps)
-    entered: int  # len(Flow._entered)
-    frames: int
-    statuses: StatusSnapshot
-    mark: int  # the caller's mark (how many lookups its recording view had recorded)
 
 
 class Rejoin:
@@ -198,7 +154,7 @@ class Flow:
             if self._rejoin is not None and self._rejoined(body, index):
                 return
             self.boundaries.append(self._boundary(stmt))
-            if self._stmt(stmt, _Flags()):
+            if self._stmt(stmt, Flags()):
                 return
         self.boundaries.append(self._boundary(None))
 
@@ -283,11 +239,11 @@ class Flow:
                 continue
             if func.decorator_list or name in self.ctx.name_loads:
                 with contextlib.suppress(_Terminated):
-                    self._function(func, _Flags(path=((id(func), -1),)))
+                    self._function(func, Flags(path=((id(func), -1),)))
 
     # -- statements ----------------------------------------------------------------------------------------
 
-    def _block(self, stmts: list[ast.stmt], flags: _Flags) -> bool:
+    def _block(self, stmts: list[ast.stmt], flags: Flags) -> bool:
         """Walk statements in order; True when the block always leaves early (return/raise/exit)."""
         for stmt in stmts:
             if len(self.steps) >= MAX_STEPS:
@@ -296,7 +252,7 @@ class Flow:
                 return True
         return False
 
-    def _stmt(self, stmt: ast.stmt, flags: _Flags) -> bool:
+    def _stmt(self, stmt: ast.stmt, flags: Flags) -> bool:
         """Walk one statement; True when it always leaves early. Compound statements by `_STATEMENTS`."""
         walker = _STATEMENTS.get(type(stmt))
         if walker is not None:
@@ -315,7 +271,7 @@ class Flow:
                 return True
         return False
 
-    def _function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, flags: _Flags) -> bool:
+    def _function_def(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags) -> bool:
         """Only the decorators and defaults run where a function is defined."""
         for dec in stmt.decorator_list:
             self._expr(dec, flags)
@@ -324,14 +280,14 @@ class Flow:
                 self._expr(default, flags)
         return False
 
-    def _class_def(self, stmt: ast.ClassDef, flags: _Flags) -> bool:
+    def _class_def(self, stmt: ast.ClassDef, flags: Flags) -> bool:
         for dec in stmt.decorator_list:
             self._expr(dec, flags)
         body = [s for s in stmt.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
         self._block(body, flags)
         return False
 
-    def _if(self, stmt: ast.If, flags: _Flags) -> bool:
+    def _if(self, stmt: ast.If, flags: Flags) -> bool:
         self._expr(stmt.test, flags)
         on_success = self._statuses.on_success(stmt.test, self._frame(), flags.path)
         body_done = self._branch(stmt, 0, stmt.body, flags, failure=on_success is False)
@@ -340,46 +296,46 @@ class Flow:
         )
         return body_done and else_done
 
-    def _loop(self, stmt: ast.For | ast.AsyncFor | ast.While, flags: _Flags) -> bool:
+    def _loop(self, stmt: ast.For | ast.AsyncFor | ast.While, flags: Flags) -> bool:
         # A later pass sees what the body binds: nothing bound in the loop holds a known status at its top.
         self._statuses.forget(stored_names(stmt), self._frame())
         self._expr(stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test, flags)
-        loop = _Flags(True, flags.in_handler, flags.error_branch, flags.in_finally, flags.path)
+        loop = Flags(True, flags.in_handler, flags.error_branch, flags.in_finally, flags.path)
         self._block(stmt.body, loop)
         if stmt.orelse:
             self._block(stmt.orelse, flags)
         return False
 
-    def _try(self, stmt: ast.Try | ast.TryStar, flags: _Flags) -> bool:
+    def _try(self, stmt: ast.Try | ast.TryStar, flags: Flags) -> bool:
         done = self._block(stmt.body, flags)
         for number, handler in enumerate(stmt.handlers):
             if handler.type is not None:
                 self._expr(handler.type, flags)
-            inner = _Flags(flags.in_loop, True, True, flags.in_finally, (*flags.path, (id(stmt), number + 1)))
+            inner = Flags(flags.in_loop, True, True, flags.in_finally, (*flags.path, (id(stmt), number + 1)))
             self._block(handler.body, inner)
         if stmt.orelse and not done:
             done = self._block(stmt.orelse, flags)
         if stmt.finalbody:
-            fin = _Flags(flags.in_loop, flags.in_handler, flags.error_branch, True, flags.path)
+            fin = Flags(flags.in_loop, flags.in_handler, flags.error_branch, True, flags.path)
             done = self._block(stmt.finalbody, fin) or done
         return done
 
-    def _with(self, stmt: ast.With | ast.AsyncWith, flags: _Flags) -> bool:
+    def _with(self, stmt: ast.With | ast.AsyncWith, flags: Flags) -> bool:
         for item in stmt.items:
             self._expr(item.context_expr, flags)
         return self._block(stmt.body, flags)
 
-    def _match(self, stmt: ast.Match, flags: _Flags) -> bool:
+    def _match(self, stmt: ast.Match, flags: Flags) -> bool:
         self._expr(stmt.subject, flags)
         for number, case in enumerate(stmt.cases):
             self._branch(stmt, number, case.body, flags)
         return False
 
     def _branch(
-        self, node: ast.AST, number: int, body: list[ast.stmt], flags: _Flags, *, failure: bool = False
+        self, node: ast.AST, number: int, body: list[ast.stmt], flags: Flags, *, failure: bool = False
     ) -> bool:
         error = flags.error_branch or failure or self.ends_abnormally(body)
-        inner = _Flags(
+        inner = Flags(
             flags.in_loop, flags.in_handler, error, flags.in_finally, (*flags.path, (id(node), number))
         )
         return self._block(body, inner)
@@ -399,7 +355,7 @@ class Flow:
 
     # -- expressions ---------------------------------------------------------------------------------------
 
-    def _expr(self, expr: ast.AST, flags: _Flags) -> None:
+    def _expr(self, expr: ast.AST, flags: Flags) -> None:
         key = id(expr)
         calls = self._calls_in.get(key)
         if calls is None:
@@ -407,17 +363,17 @@ class Flow:
             # later walk (an edit elsewhere walks the file again, not this expression).
             chunk = self.ctx.chunk_of(expr)
             if chunk is None:
-                calls = [n for n in _post_order(expr, self.ctx.kids) if isinstance(n, ast.Call)]
+                calls = [n for n in post_order(expr, self.ctx.kids) if isinstance(n, ast.Call)]
             else:
                 calls = chunk.post_order_calls.get(key)
                 if calls is None:
-                    calls = [n for n in _post_order(expr, chunk.kids) if isinstance(n, ast.Call)]
+                    calls = [n for n in post_order(expr, chunk.kids) if isinstance(n, ast.Call)]
                     chunk.post_order_calls[key] = calls
             self._calls_in[key] = calls
         for call in calls:
             self._call(call, flags)
 
-    def _call(self, call: ast.Call, flags: _Flags) -> None:
+    def _call(self, call: ast.Call, flags: Flags) -> None:
         name = self.ctx.call_name(call)
         self.steps.append(
             Step(
@@ -458,7 +414,7 @@ class Flow:
             self._function(func, flags, call)
 
     def _function(
-        self, func: ast.FunctionDef | ast.AsyncFunctionDef, flags: _Flags, site: ast.AST | None = None
+        self, func: ast.FunctionDef | ast.AsyncFunctionDef, flags: Flags, site: ast.AST | None = None
     ) -> None:
         if func in self._stack or self._inlined.get(func, 0) >= MAX_INLINE_PER_FUNCTION:
             return
@@ -466,7 +422,7 @@ class Flow:
         self.reached.add(func)
         self._entered.append(func)
         self._frames += 1
-        inner = _Flags(
+        inner = Flags(
             flags.in_loop,
             flags.in_handler,
             flags.error_branch,
@@ -480,38 +436,7 @@ class Flow:
             self._stack.pop()
 
 
-def _post_order(expr: ast.AST, kids: Mapping[int, list[ast.AST]]) -> list[ast.AST]:
-    """Nodes of an expression with arguments before the call that uses them; lambdas are not entered."""
-    out: list[ast.AST] = []
-    stack: list[tuple[ast.AST, bool]] = [(expr, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            out.append(node)
-            continue
-        stack.append((node, True))
-        if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        node_kids = kids.get(id(node))
-        for child in reversed(node_kids if node_kids is not None else children(node)):
-            stack.append((child, False))
-    return out
-
-
-def exclusive(a: Step, b: Step) -> bool:
-    """The two steps sit in different branches of the same `if`/`match`/`try` in the same invocation."""
-    for left, right in zip(a.path, b.path, strict=False):
-        if left == right:
-            continue
-        return left[0] == right[0] and left[1] >= 0 and right[1] >= 0
-    return False
-
-
-def block_calls(stmts: list[ast.stmt]) -> list[ast.Call]:
-    return [n for n in walk_no_nested(stmts) if isinstance(n, ast.Call)]
-
-
-_StatementWalker = Callable[[Flow, Any, _Flags], bool]
+_StatementWalker = Callable[[Flow, Any, Flags], bool]
 _STATEMENTS: dict[type[ast.stmt], _StatementWalker] = {
     ast.FunctionDef: Flow._function_def,
     ast.AsyncFunctionDef: Flow._function_def,

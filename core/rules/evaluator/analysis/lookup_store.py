@@ -16,10 +16,11 @@ from typing import Protocol, TypeVar
 
 from core.rules.evaluator.analysis.chunk_results import ChunkResult
 from core.rules.evaluator.analysis.chunks import MODULE_SCOPE_KINDS
+from core.rules.evaluator.analysis.node_lists import Nodes
 from core.rules.evaluator.analysis.recorded import FACT, TABLE, Lookup
 from core.rules.evaluator.analysis.scopes import Binding
 from core.rules.evaluator.analysis.source_text import SourceText
-from core.rules.evaluator.analysis.tables import Nodes, WholeFileTables
+from core.rules.evaluator.analysis.tables import WholeFileTables
 
 __all__ = ["DocumentStore", "RecordingStore", "Store"]
 

@@ -13,10 +13,11 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from core.rules.evaluator.analysis.chunks import Chunk
 from core.rules.evaluator.analysis.lookup_store import Store
+from core.rules.evaluator.analysis.node_lists import Nodes
 from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.analysis.scopes import MODULE, Binding, ScopeIndex, in_loop_with
 from core.rules.evaluator.analysis.source_text import SourceText
-from core.rules.evaluator.analysis.tables import FunctionNode, Nodes, WholeFile
+from core.rules.evaluator.analysis.tables import FunctionNode, WholeFile
 
 __all__ = ["BUILTIN_NAMES", "NameResolver"]
 

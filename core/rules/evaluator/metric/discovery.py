@@ -26,7 +26,8 @@ from core.diagnostics import Range
 from core.patterns import LazyPattern
 from core.rules.base import DocumentKind, LintContext
 from core.rules.evaluator.analysis.exit_status import StatusNames
-from core.rules.evaluator.analysis.flow import Flow, Rejoin, Step
+from core.rules.evaluator.analysis.flow import Flow, Rejoin
+from core.rules.evaluator.analysis.flow_steps import Step
 from core.rules.evaluator.analysis.recorded import Lookup
 from core.rules.evaluator.context import EvaluatorContext
 from core.rules.evaluator.metric.rendering import STDOUT_WRITERS, Rendered, render_output
