@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -128,12 +129,10 @@ def test_an_edit_that_changes_what_the_rest_resolves_walks_it_again(rejoined: li
     assert not rejoined
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_edit_sequences_above_main_equal_a_fresh_walk(seed: int, rejoined: list[int]) -> None:
-    clear_caches()
+def _edited_texts(seed: int) -> Iterator[str]:
+    """30 evaluators, each one edit (a line replaced, inserted or deleted above `main`) from the one before."""
     rng = random.Random(seed)
     lines = ["SEED = 1"]
-    _assert_fresh(HEAD + TAIL)
     for _ in range(30):
         at = rng.randrange(len(lines))
         if rng.random() < 0.6:
@@ -142,7 +141,15 @@ def test_edit_sequences_above_main_equal_a_fresh_walk(seed: int, rejoined: list[
             lines.insert(at, rng.choice(EDITS))
         else:
             del lines[at]
-        _assert_fresh(HEAD.replace("SEED = 1", "\n".join(lines)) + TAIL)
+        yield HEAD.replace("SEED = 1", "\n".join(lines)) + TAIL
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_edit_sequences_above_main_equal_a_fresh_walk(seed: int, rejoined: list[int]) -> None:
+    clear_caches()
+    _assert_fresh(HEAD + TAIL)
+    for text in _edited_texts(seed):
+        _assert_fresh(text)
     assert rejoined  # the sequence took the rest of some walks from earlier ones
 
 
@@ -160,15 +167,6 @@ def test_a_status_the_rest_of_the_walk_learns_from_the_whole_body_walks_it_again
 @pytest.mark.parametrize("seed", range(10))
 def test_edit_sequences_linted_keep_a_fresh_walk(seed: int) -> None:
     clear_caches()
-    rng = random.Random(seed)
-    lines = ["SEED = 1"]
     _assert_fresh_lint(HEAD + TAIL)
-    for _ in range(30):
-        at = rng.randrange(len(lines))
-        if rng.random() < 0.6:
-            lines[at] = rng.choice(EDITS)
-        elif len(lines) < 4:
-            lines.insert(at, rng.choice(EDITS))
-        else:
-            del lines[at]
-        _assert_fresh_lint(HEAD.replace("SEED = 1", "\n".join(lines)) + TAIL)
+    for text in _edited_texts(seed):
+        _assert_fresh_lint(text)
