@@ -14,6 +14,7 @@ own.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,9 @@ from lsprotocol import types
 
 __all__ = ["read_body", "structure_diagnostic_request", "structure_did_change"]
 
+# A body that can hold one of the two messages read here names its method (JSON escapes aside: `\/` is read
+# pygls' way, which gives the same message).
+_DIRECT_METHODS = re.compile(rb'"textDocument/(?:didChange|diagnostic)"')
 _MESSAGE_KEYS = frozenset(("jsonrpc", "method", "params"))
 _REQUEST_KEYS = frozenset(("jsonrpc", "id", "method", "params"))
 _PULL_OPTIONAL_KEYS = frozenset(("identifier", "previousResultId"))
@@ -42,10 +46,12 @@ def read_body(body: bytes, structure_message: Callable[[dict[str, Any]], Any]) -
     """The message in `body`, equal to pygls' `json.loads(body, object_hook=structure_message)` (which
     reads it whenever it is not a plain didChange, so its errors are pygls' too)."""
     message: Any = None
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):  # not JSON (or too deep): pygls raises the same error
-        data = None
+    data: Any = None
+    if _DIRECT_METHODS.search(body) is not None:  # other messages (a didOpen's whole text) are decoded once
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):  # not JSON (or too deep): pygls raises the same error
+            data = None
     if type(data) is dict:
         method = data.get("method")
         if method == types.TEXT_DOCUMENT_DID_CHANGE:
